@@ -1,0 +1,184 @@
+"""Computer players: pick an action from a seat's view (issue 4; ARCHITECTURE.md).
+
+Two public functions, both pure (no I/O, no clock, standard library only) and both given
+nothing but what a human seat gets — ``engine.view(state, seat)`` and
+``engine.legal_actions(state, seat)``:
+
+* :func:`decide` — the action a computer seat takes, at level ``"easy"`` or ``"standard"``.
+* :func:`suggest` — the ``standard`` player's advice for a hint: the discards ranked with
+  their expected points, the card to play, or the true count under Muggins.
+
+Levels:
+
+``"standard"``
+    Discards by expected value over every starter it cannot see, counting the kept cards
+    exactly and the crib from a table (:mod:`.discard`); pegs with a one-reply lookahead
+    (:mod:`.pegging`); in Lowball (RULES.md §7) it plays for the fewest points; under Muggins
+    it announces its true count and calls ``muggins`` / ``overcount`` on every wrong
+    announcement (RULES.md §5, :mod:`.muggins`).
+``"easy"``
+    Any legal discard or card, at random (seeded). Under Muggins it too announces its true
+    count (issue 4), accepts right announcements and overlooks half of the wrong ones on
+    purpose (it accepts them).
+
+Rematch: a computer seat never asks for a rematch by itself. :func:`decide` returns
+``None`` when the only legal action is ``rematch`` unless the caller passes
+``rematch=True``; it also returns ``None`` when ``legal`` is empty.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import muggins
+from .discard import rank_discards
+from .pegging import rank_plays
+
+LEVELS = ("easy", "standard")
+"""The computer players' levels."""
+
+EASY_MISS_RATE = 0.5
+"""Share of wrong Muggins announcements the ``easy`` player overlooks (accepts)."""
+
+__all__ = ["LEVELS", "EASY_MISS_RATE", "decide", "suggest"]
+
+
+def _kinds(legal: list[dict]) -> set[str]:
+    return {a.get("type") for a in legal}
+
+
+def _rng(view: dict, seed: int | str) -> random.Random:
+    """A generator fixed by ``seed`` and the position, so ``seed=0`` still varies by move."""
+    pending = (view.get("show") or {}).get("pending") or {}
+    key = "|".join(
+        str(x)
+        for x in (
+            seed,
+            view.get("seat"),
+            view.get("games_played"),
+            view.get("deal_number"),
+            view.get("phase"),
+            ",".join(view.get("hand") or ()),
+            len(view.get("played") or ()),
+            pending.get("seat"),
+            pending.get("kind"),
+        )
+    )
+    return random.Random(key)
+
+
+def decide(
+    view: dict[str, Any],
+    legal: list[dict[str, Any]],
+    level: str = "standard",
+    *,
+    seed: int | str = 0,
+    rematch: bool = False,
+) -> dict[str, Any] | None:
+    """The action a computer player takes.
+
+    Args:
+        view: ``engine.view(state, seat)`` for the computer's seat — plain data, the only
+            knowledge of the game it is given.
+        legal: ``engine.legal_actions(state, seat)`` for that seat.
+        level: ``"easy"`` or ``"standard"``.
+        seed: fixes the ``easy`` player's random choices (with the position); the
+            ``standard`` player is deterministic and ignores it.
+        rematch: return the ``rematch`` action when it is the only thing to do (game over);
+            by default a computer never asks for one.
+
+    Returns:
+        One element of ``legal`` (the very object), or ``None`` when ``legal`` is empty or
+        holds only ``rematch`` and ``rematch`` is false.
+
+    Raises:
+        ValueError: an unknown level.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if not legal:
+        return None
+    kinds = _kinds(legal)
+    if kinds == {"rematch"}:
+        return legal[0] if rematch else None
+    choices = [a for a in legal if a.get("type") != "rematch"]
+    if "announce" in kinds:
+        return muggins.announce(view, choices)
+    if "answer" in kinds:
+        miss = level == "easy" and _rng(view, seed).random() < EASY_MISS_RATE
+        return muggins.answer(view, choices, miss=miss)
+    if level == "easy":
+        return _rng(view, seed).choice(choices)
+    if "discard" in kinds:
+        ranked = rank_discards(view, choices)
+        if ranked:
+            return ranked[0]["action"]
+    if "play" in kinds:
+        ranked = rank_plays(view, choices)
+        if ranked:
+            return ranked[0]["action"]
+    return choices[0]
+
+
+def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``standard`` player's advice for a human seat's hint.
+
+    Args:
+        view: ``engine.view(state, seat)`` for the seat asking.
+        legal: ``engine.legal_actions(state, seat)`` for that seat.
+
+    Returns:
+        Plain data with ``kind`` and ``best`` (the suggested member of ``legal``, or
+        ``None``), and ``goal`` (``"most"``, or ``"fewest"`` in Lowball):
+
+        * ``{"kind": "discard", "choices": [{"cards": [...], "expected": float,
+          "hand": float, "crib": float}, ...], "best": action}`` — every discard, best
+          first; ``expected`` is the expected points of the choice in holes (kept hand plus
+          own crib, or minus an opponent's crib; see :mod:`.discard`);
+        * ``{"kind": "play", "choices": [{"card", "points", "reply", "stuck", "value"}, ...],
+          "best": action}`` — see :func:`.pegging.rank_plays`;
+        * ``{"kind": "announce", "true_count": int, "best": action}`` under Muggins;
+        * ``{"kind": "answer", "true_count": int, "announced": int, "call": str,
+          "best": action}`` under Muggins;
+        * ``{"kind": "none", "best": None}`` when there is nothing to advise (no legal
+          action, or only ``rematch``).
+    """
+    lowball = bool((view.get("options") or {}).get("lowball"))
+    base: dict[str, Any] = {"goal": "fewest" if lowball else "most"}
+    kinds = _kinds(legal)
+    choices = [a for a in legal if a.get("type") != "rematch"]
+    if "discard" in kinds:
+        ranked = rank_discards(view, choices)
+        return {
+            **base,
+            "kind": "discard",
+            "choices": [{k: v for k, v in row.items() if k != "action"} for row in ranked],
+            "best": ranked[0]["action"] if ranked else None,
+        }
+    if "play" in kinds:
+        ranked = rank_plays(view, choices)
+        return {
+            **base,
+            "kind": "play",
+            "choices": [{k: v for k, v in row.items() if k != "action"} for row in ranked],
+            "best": ranked[0]["action"] if ranked else None,
+        }
+    if "announce" in kinds:
+        return {
+            **base,
+            "kind": "announce",
+            "true_count": muggins.pending_true_count(view),
+            "best": muggins.announce(view, choices),
+        }
+    if "answer" in kinds:
+        pending = (view.get("show") or {}).get("pending") or {}
+        return {
+            **base,
+            "kind": "answer",
+            "true_count": muggins.pending_true_count(view),
+            "announced": pending.get("announced"),
+            "call": muggins.correct_call(view),
+            "best": muggins.answer(view, choices),
+        }
+    return {**base, "kind": "none", "best": None}

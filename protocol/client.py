@@ -1,0 +1,327 @@
+"""A small asyncio client of the ``cribbage.v1`` protocol, on the ``websockets`` library.
+
+It keeps the room's view up to date (applying each ``update``'s JSON Patch), matches
+``ack``/``reject`` to action ids, and records every frame it received (for tests and audits)::
+
+    client = await Client.connect("ws://127.0.0.1:8000/ws", name="Ann", encoding="msgpack")
+    created = await client.create_room({"players": 2, "target": 61})
+    await client.join(created["room"], seat=0)
+    answer = await client.act({"type": "discard", "cards": ["5H", "TD"]})
+    await client.close()
+
+Used by the tests, the computer players and the benchmark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import websockets
+from pydantic import BaseModel, ValidationError
+
+from . import patch as jpatch
+from .codec import Encoding, decode_plain, encode, subprotocol_for_encoding
+from .messages import SERVER_ADAPTER
+
+Predicate = Callable[[dict[str, Any]], bool]
+
+
+class ClientError(Exception):
+    """The server answered with ``error`` (``code``, ``message``) or broke the protocol."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class Client:
+    """One connection to a cribbage server.
+
+    Create with :meth:`connect`. Attributes kept up to date by a reader task:
+
+    * ``player_token``: from ``welcome``.
+    * ``room``, ``seat``, ``seat_token``, ``status``, ``seats``: from the last snapshot/update.
+    * ``version``, ``view``: the room version and this seat's view at that version.
+    * ``frames``: every frame received, decoded to plain data, in order (if ``record``).
+    * ``views``: view by version (if ``record``), for audits.
+    * ``problems``: protocol violations noticed (a version gap, a patch that did not apply,
+      an invalid frame). A correct server leaves it empty.
+    """
+
+    def __init__(
+        self, ws: Any, encoding: Encoding, *, record: bool = True, validate: bool = True
+    ) -> None:
+        self.ws = ws
+        self.encoding = encoding
+        self.record = record
+        self.validate = validate
+        self.player_token: str | None = None
+        self.welcome: dict[str, Any] | None = None
+        self.room: str | None = None
+        self.seat: int | None = None
+        self.seat_token: str | None = None
+        self.status: str | None = None
+        self.seats: list[dict[str, Any]] = []
+        self.version = -1
+        self.view: dict[str, Any] | None = None
+        self.frames: list[dict[str, Any]] = []
+        self.views: dict[int, dict[str, Any] | None] = {}
+        self.problems: list[str] = []
+        self.closed = asyncio.Event()
+        self._waiters: list[tuple[Predicate, asyncio.Future[dict[str, Any]]]] = []
+        self._changed = asyncio.Event()
+        self._ids = itertools.count(1)
+        self._prefix = secrets.token_hex(4)
+        self._reader: asyncio.Task[None] | None = None
+
+    # -- connecting ----------------------------------------------------------------------
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        name: str = "player",
+        token: str | None = None,
+        encoding: Encoding = "json",
+        hello: bool = True,
+        record: bool = True,
+        validate: bool = True,
+        timeout: float = 5.0,
+    ) -> Client:
+        """Open a connection (and say hello unless ``hello`` is False).
+
+        Args:
+            url: the server's WebSocket URL, e.g. ``ws://127.0.0.1:8000/ws``.
+            name: display name sent in ``hello``.
+            token: a player token from an earlier ``welcome`` (to resume seats).
+            encoding: ``json`` or ``msgpack`` (picks the subprotocol).
+            hello: send ``hello`` and wait for ``welcome``.
+            record: keep every frame in ``frames`` and every view in ``views``.
+            validate: check every server frame against the message models.
+            timeout: seconds to wait for the connection and the welcome.
+
+        Raises:
+            ClientError: the server refused the hello.
+            OSError, websockets.exceptions.InvalidHandshake: could not connect.
+        """
+        ws = await websockets.connect(
+            url,
+            subprotocols=[subprotocol_for_encoding(encoding)],  # type: ignore[list-item]
+            open_timeout=timeout,
+            compression=None,
+            max_size=4 * 1024 * 1024,
+        )
+        client = cls(ws, encoding, record=record, validate=validate)
+        client._reader = asyncio.create_task(client._read())
+        if hello:
+            msg: dict[str, Any] = {"type": "hello", "name": name}
+            if token:
+                msg["token"] = token
+            await client.request(msg, lambda f: f["type"] in ("welcome", "error"), timeout)
+        return client
+
+    async def close(self) -> None:
+        """Close the connection and stop the reader."""
+        with contextlib.suppress(Exception):
+            await self.ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._reader, 2.0)
+
+    async def abort(self) -> None:
+        """Drop the TCP connection without a closing handshake (a crashed client)."""
+        transport = getattr(self.ws, "transport", None)
+        if transport is not None:
+            transport.abort()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._reader, 2.0)
+
+    # -- sending -------------------------------------------------------------------------
+    async def send(self, message: BaseModel | dict[str, Any]) -> None:
+        """Send one message (a model or plain data), encoded for this connection."""
+        await self.ws.send(encode(message, self.encoding))
+
+    async def send_raw(self, frame: str | bytes) -> None:
+        """Send a frame as-is (tests of malformed input)."""
+        await self.ws.send(frame)
+
+    async def request(
+        self, message: BaseModel | dict[str, Any], until: Predicate, timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Send a message and return the first later frame matching ``until``.
+
+        Raises:
+            ClientError: the matching frame is an ``error``.
+            TimeoutError: nothing matched within ``timeout`` seconds.
+        """
+        fut = self._expect(until)
+        await self.send(message)
+        frame = await asyncio.wait_for(fut, timeout)
+        if frame["type"] == "error":
+            raise ClientError(frame["code"], frame["message"])
+        return frame
+
+    def new_action_id(self) -> str:
+        """A fresh action id unique to this client."""
+        return f"{self._prefix}-{next(self._ids)}"
+
+    async def create_room(self, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Create a room; returns the ``room_created`` frame. Raises :class:`ClientError`."""
+        return await self.request(
+            {"type": "create_room", "options": options or {}},
+            lambda f: f["type"] == "room_created"
+            or (f["type"] == "error" and f.get("ref") == "create_room"),
+        )
+
+    async def join(
+        self, room: str, seat: int | None, token: str | None = None, timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Join a room (seat None: spectator); returns the ``snapshot`` frame.
+
+        Raises:
+            ClientError: e.g. ``seat_taken``, ``room_not_found``.
+        """
+        msg: dict[str, Any] = {"type": "join", "room": room, "seat": seat}
+        if token:
+            msg["token"] = token
+        return await self.request(
+            msg,
+            lambda f: f["type"] == "snapshot" or (f["type"] == "error" and f.get("ref") == "join"),
+            timeout,
+        )
+
+    async def act(
+        self, action: dict[str, Any], action_id: str | None = None, timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Submit an action; returns its ``ack`` or ``reject`` frame (by the time an ``ack``
+        returns, this client's view is at the acked version)."""
+        action_id = action_id or self.new_action_id()
+        return await self.request(
+            {"type": "act", "action_id": action_id, "action": action},
+            lambda f: f["type"] in ("ack", "reject") and f.get("action_id") == action_id,
+            timeout,
+        )
+
+    async def ping(self, nonce: str | int | None = None, timeout: float = 5.0) -> dict[str, Any]:
+        """Ping; returns the ``pong``."""
+        return await self.request(
+            {"type": "ping", "nonce": nonce}, lambda f: f["type"] == "pong", timeout
+        )
+
+    # -- receiving -----------------------------------------------------------------------
+    def _expect(self, until: Predicate) -> asyncio.Future[dict[str, Any]]:
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiters.append((until, fut))
+        return fut
+
+    async def next_frame(self, until: Predicate, timeout: float = 5.0) -> dict[str, Any]:
+        """Wait for the next frame (received from now on) matching ``until``."""
+        return await asyncio.wait_for(self._expect(until), timeout)
+
+    async def wait_until(self, condition: Callable[[Client], bool], timeout: float = 5.0) -> None:
+        """Wait until ``condition(self)`` holds (checked after every frame).
+
+        Raises:
+            TimeoutError: it did not hold within ``timeout`` seconds.
+            ClientError: the connection closed first.
+        """
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not condition(self):
+            if self.closed.is_set():
+                raise ClientError("closed", "the connection closed")
+            remaining = end - loop.time()
+            if remaining <= 0:
+                raise TimeoutError("condition not reached")
+            changed = self._changed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), remaining)
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                try:
+                    frame = decode_plain(raw, self.encoding)
+                except Exception as exc:
+                    self.problems.append(f"undecodable frame: {exc}")
+                    continue
+                self._handle(frame)
+        except websockets.exceptions.ConnectionClosed:
+            pass
+        finally:
+            self.closed.set()
+            for _, fut in self._waiters:
+                if not fut.done():
+                    fut.set_exception(ClientError("closed", "the connection closed"))
+            self._waiters.clear()
+            self._notify()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _handle(self, frame: dict[str, Any]) -> None:
+        if self.validate:
+            try:
+                SERVER_ADAPTER.validate_python(frame)
+            except ValidationError as exc:
+                self.problems.append(f"invalid {frame.get('type')} frame: {exc}")
+        if self.record:
+            self.frames.append(frame)
+        kind = frame.get("type")
+        if kind == "welcome":
+            self.welcome = frame
+            self.player_token = frame["player_token"]
+        elif kind == "snapshot":
+            self.room = frame["room"]
+            self.seat = frame["seat"]
+            self.version = frame["version"]
+            self.view = frame["view"]
+            self.status = frame["status"]
+            self.seats = frame["seats"]
+            if frame.get("seat_token"):
+                self.seat_token = frame["seat_token"]
+            self._keep_view()
+        elif kind == "update":
+            if frame["version"] != self.version + 1:
+                self.problems.append(f"update {frame['version']} after {self.version}")
+            try:
+                self.view = jpatch.apply(self.view, frame["patch"])
+            except Exception as exc:
+                self.problems.append(f"patch to {frame['version']} failed: {exc}")
+            self.version = frame["version"]
+            self.status = frame["status"]
+            if frame.get("seats") is not None:
+                self.seats = frame["seats"]
+            self._keep_view()
+        elif kind == "presence":
+            for s in self.seats:
+                if s["seat"] == frame["seat"]:
+                    s["connected"] = frame["connected"]
+        elif kind == "left":
+            self.room = None
+            self.seat = None
+        for entry in list(self._waiters):
+            until, fut = entry
+            if fut.done():
+                self._waiters.remove(entry)
+                continue
+            try:
+                hit = until(frame)
+            except Exception:
+                hit = False
+            if hit:
+                fut.set_result(frame)
+                self._waiters.remove(entry)
+        self._notify()
+
+    def _keep_view(self) -> None:
+        if self.record:
+            self.views[self.version] = self.view

@@ -1,0 +1,188 @@
+"""Encoding and decoding of protocol frames.
+
+Two encodings carry the same messages, chosen by WebSocket subprotocol:
+
+* ``cribbage.v1.json``: one JSON object per text frame (UTF-8).
+* ``cribbage.v1.msgpack``: one msgpack map per binary frame.
+
+Decoding never raises anything but :class:`ProtocolError`, whose ``code`` is stable:
+
+* ``bad_frame``: the frame is not of the connection's kind (text vs binary), does not parse,
+  or is not a map/object.
+* ``frame_too_large``: the frame is longer than the allowed size.
+* ``bad_message``: it parses, but is not a valid client message (unknown ``type``, missing or
+  malformed fields).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import msgpack
+from pydantic import BaseModel, ValidationError
+
+from .messages import CLIENT_ADAPTER, SERVER_ADAPTER
+
+JSON_SUBPROTOCOL = "cribbage.v1.json"
+MSGPACK_SUBPROTOCOL = "cribbage.v1.msgpack"
+SUBPROTOCOLS = (JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)
+"""Supported subprotocols, in the server's order of preference."""
+
+Encoding = Literal["json", "msgpack"]
+
+DEFAULT_MAX_FRAME_BYTES = 16 * 1024
+"""Largest client frame accepted by default (a legitimate one is under 300 bytes)."""
+
+
+class ProtocolError(Exception):
+    """A frame that cannot be used.
+
+    Attributes:
+        code: ``bad_frame``, ``frame_too_large`` or ``bad_message``.
+        message: a human-readable explanation.
+        ref: the message ``type`` when it could be read, else None.
+        raw: the decoded plain data when it decoded (for ``bad_message``), else None.
+    """
+
+    def __init__(self, code: str, message: str, *, ref: str | None = None, raw: Any = None):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.ref = ref
+        self.raw = raw
+
+
+def encoding_for_subprotocol(subprotocol: str | None) -> Encoding:
+    """The encoding of a subprotocol name (None or unknown means JSON)."""
+    return "msgpack" if subprotocol == MSGPACK_SUBPROTOCOL else "json"
+
+
+def subprotocol_for_encoding(encoding: Encoding) -> str:
+    """The subprotocol name for an encoding."""
+    return MSGPACK_SUBPROTOCOL if encoding == "msgpack" else JSON_SUBPROTOCOL
+
+
+def _to_plain(message: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(message, BaseModel):
+        return message.model_dump(mode="json")
+    return message
+
+
+def encode(message: BaseModel | dict[str, Any], encoding: Encoding) -> str | bytes:
+    """Encode one message for sending.
+
+    Args:
+        message: a message model, or plain data of the same shape (the server's hot path
+            builds ``update`` frames as dicts).
+        encoding: ``"json"`` (returns ``str``, for a text frame) or ``"msgpack"`` (returns
+            ``bytes``, for a binary frame).
+    """
+    data = _to_plain(message)
+    if encoding == "msgpack":
+        return msgpack.packb(data, use_bin_type=True)
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_plain(
+    frame: str | bytes, encoding: Encoding, *, max_bytes: int | None = None
+) -> dict[str, Any]:
+    """Decode one frame into plain data without validating it as a message.
+
+    Args:
+        frame: the frame payload; ``str`` for a text frame, ``bytes`` for a binary frame.
+        encoding: the connection's encoding; JSON needs text frames, msgpack binary ones.
+        max_bytes: refuse frames longer than this (None: no limit).
+
+    Returns:
+        The decoded map.
+
+    Raises:
+        ProtocolError: ``frame_too_large`` or ``bad_frame``.
+    """
+    if max_bytes is not None and len(frame) > max_bytes:
+        raise ProtocolError("frame_too_large", f"frame is longer than {max_bytes} bytes")
+    if encoding == "json":
+        if not isinstance(frame, str):
+            raise ProtocolError("bad_frame", "cribbage.v1.json takes text frames")
+        try:
+            data = json.loads(frame)
+        except (ValueError, RecursionError) as exc:
+            raise ProtocolError("bad_frame", f"not JSON: {exc}") from None
+    else:
+        if not isinstance(frame, bytes | bytearray):
+            raise ProtocolError("bad_frame", "cribbage.v1.msgpack takes binary frames")
+        try:
+            data = msgpack.unpackb(frame, raw=False, strict_map_key=True)
+        except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
+                msgpack.StackError, RecursionError) as exc:
+            raise ProtocolError("bad_frame", f"not msgpack: {exc}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_frame", "a message must be a map/object")
+    return data
+
+
+def _validation_text(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err.get("loc", ()))
+        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+    return "; ".join(parts)
+
+
+def validate_client(data: dict[str, Any]) -> Any:
+    """Validate decoded plain data as a client message.
+
+    Returns:
+        The message model (one of :data:`protocol.messages.ClientMessage`).
+
+    Raises:
+        ProtocolError: ``bad_message`` (with ``ref`` and ``raw`` set).
+    """
+    kind = data.get("type")
+    ref = kind if isinstance(kind, str) and len(kind) <= 32 else None
+    try:
+        return CLIENT_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise ProtocolError("bad_message", _validation_text(exc), ref=ref, raw=data) from None
+
+
+def decode_client(
+    frame: str | bytes, encoding: Encoding, *, max_bytes: int | None = DEFAULT_MAX_FRAME_BYTES
+) -> Any:
+    """Decode and validate one client frame (what the server does with every frame).
+
+    Raises:
+        ProtocolError: ``frame_too_large``, ``bad_frame`` or ``bad_message``.
+    """
+    return validate_client(decode_plain(frame, encoding, max_bytes=max_bytes))
+
+
+def decode_server(frame: str | bytes, encoding: Encoding) -> Any:
+    """Decode and validate one server frame (what clients do).
+
+    Raises:
+        ProtocolError: ``bad_frame`` or ``bad_message``.
+    """
+    data = decode_plain(frame, encoding)
+    try:
+        return SERVER_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise ProtocolError("bad_message", _validation_text(exc), raw=data) from None
+
+
+@dataclass(frozen=True)
+class Codec:
+    """Encoder/decoder bound to one connection's encoding."""
+
+    encoding: Encoding
+
+    @property
+    def subprotocol(self) -> str:
+        """The WebSocket subprotocol name of this encoding."""
+        return subprotocol_for_encoding(self.encoding)
+
+    def encode(self, message: BaseModel | dict[str, Any]) -> str | bytes:
+        """See :func:`encode`."""
+        return encode(message, self.encoding)

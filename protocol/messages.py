@@ -1,0 +1,341 @@
+"""Every message of the ``cribbage.v1`` WebSocket protocol, as pydantic v2 models.
+
+Each message is an object with a ``type`` field that names it. Client messages and server
+messages are two separate discriminated unions (:data:`ClientMessage`, :data:`ServerMessage`);
+:data:`CLIENT_ADAPTER` and :data:`SERVER_ADAPTER` validate plain data (already decoded from
+JSON or msgpack, see :mod:`protocol.codec`) into them.
+
+Engine data (views, events, actions' card texts) crosses the protocol unchanged: a view is
+``engine.view(state, seat)`` and events are ``engine.redact_event(event, seat)``; see
+``docs/rules.md`` for their shape. ``docs/protocol.md`` documents every message with an
+example.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+PROTOCOL_VERSION = "cribbage.v1"
+"""The protocol name and version reported in ``welcome``."""
+
+ROOM_ID_PATTERN = r"^[A-Za-z0-9_-]{4,32}$"
+"""What a room id looks like (the server makes 10-character url-safe ids)."""
+
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]{22,64}$"
+"""What a player/seat token looks like: url-safe base64 of at least 128 bits."""
+
+ACTION_ID_PATTERN = r"^[\x21-\x7e]{1,64}$"
+"""A client-chosen action id: 1..64 printable ASCII characters, no spaces."""
+
+Nonce = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Annotated[str, Field(max_length=64)]
+"""A ping nonce: a 64-bit integer or up to 64 characters of text."""
+
+CardText = Annotated[str, Field(min_length=2, max_length=3, examples=["5H", "TD"])]
+"""A card as text, rank then suit (``docs/rules.md`` "Cards")."""
+
+
+class _Model(BaseModel):
+    """Base of all messages: unknown fields are refused, so typos surface as errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------------------
+# Engine options and actions (the parts of engine data the protocol validates itself)
+# --------------------------------------------------------------------------------------
+
+
+class GameOptionsModel(_Model):
+    """Options of a game (``engine.GameOptions`` as plain data).
+
+    ``players`` 2..4; ``partnerships`` needs 4 players; ``target`` 121 or 61. Muggins with
+    Lowball is accepted and played without Muggins (RULES.md §1.3).
+    """
+
+    players: Literal[2, 3, 4] = 2
+    partnerships: bool = False
+    target: Literal[61, 121] = 121
+    muggins: bool = False
+    lowball: bool = False
+    backup10: bool = False
+
+
+class DiscardAction(_Model):
+    """Lay cards away to the crib (2 with two players, 1 with three or four)."""
+
+    type: Literal["discard"]
+    cards: Annotated[list[CardText], Field(min_length=1, max_length=4)]
+
+
+class PlayAction(_Model):
+    """Lay a card in the play (only on your turn; the count may not pass 31)."""
+
+    type: Literal["play"]
+    card: CardText
+
+
+class AnnounceAction(_Model):
+    """Muggins: announce the count of the pending hand or crib you own (0..29)."""
+
+    type: Literal["announce"]
+    points: int = Field(ge=-1000, le=1000)
+
+
+class AnswerAction(_Model):
+    """Muggins: answer the pending announcement of an opponent."""
+
+    type: Literal["answer"]
+    call: Literal["accept", "muggins", "overcount"]
+
+
+class RematchAction(_Model):
+    """After game over: a new game in the same room, same seats and options."""
+
+    type: Literal["rematch"]
+
+
+class AnswerTimeoutAction(_Model):
+    """System action (the answer window ran out). A seat sending it gets ``system_only``."""
+
+    type: Literal["answer_timeout"]
+
+
+Action = Annotated[
+    DiscardAction
+    | PlayAction
+    | AnnounceAction
+    | AnswerAction
+    | RematchAction
+    | AnswerTimeoutAction,
+    Field(discriminator="type"),
+]
+"""An engine action (``docs/rules.md`` "Actions")."""
+
+
+# --------------------------------------------------------------------------------------
+# Client -> server
+# --------------------------------------------------------------------------------------
+
+
+class Hello(_Model):
+    """First message of a connection: who is there.
+
+    ``token`` (optional) is a player token from an earlier ``welcome``; giving it back keeps
+    the same identity, so ``join`` can resume the seats it holds.
+    """
+
+    type: Literal["hello"]
+    name: str = Field(min_length=1, max_length=32)
+    token: str | None = Field(default=None, pattern=TOKEN_PATTERN)
+    client: str | None = Field(default=None, max_length=64, description="free text, for logs")
+
+
+class CreateRoom(_Model):
+    """Create a room with these options; the answer is ``room_created``. Does not sit."""
+
+    type: Literal["create_room"]
+    options: GameOptionsModel = Field(default_factory=GameOptionsModel)
+
+
+class Join(_Model):
+    """Sit at ``seat`` of ``room`` (or watch, with ``seat`` null).
+
+    A free seat is taken and bound to the token (``token`` here, else the connection's
+    player token). A taken seat is resumed only with the token it is bound to. The answer
+    is a ``snapshot``; then ``update`` frames follow.
+    """
+
+    type: Literal["join"]
+    room: str = Field(pattern=ROOM_ID_PATTERN)
+    seat: int | None = Field(default=None, ge=0, le=3)
+    token: str | None = Field(default=None, pattern=TOKEN_PATTERN)
+
+
+class Act(_Model):
+    """Submit an engine action for the joined seat.
+
+    ``action_id`` is chosen by the client and unique per seat; re-sending the same id
+    (after a lost ``ack``) is answered again with the first result and never applied twice.
+    """
+
+    type: Literal["act"]
+    action_id: str = Field(pattern=ACTION_ID_PATTERN)
+    action: Action
+
+
+class Resync(_Model):
+    """Ask for a fresh ``snapshot`` of the joined room."""
+
+    type: Literal["resync"]
+
+
+class Leave(_Model):
+    """Stop following the joined room (the seat stays yours; resume with ``join``)."""
+
+    type: Literal["leave"]
+
+
+class Ping(_Model):
+    """Liveness check; answered by ``pong`` with the same nonce."""
+
+    type: Literal["ping"]
+    nonce: Nonce | None = Field(default=None, union_mode="left_to_right")
+
+
+ClientMessage = Annotated[
+    Hello | CreateRoom | Join | Act | Resync | Leave | Ping, Field(discriminator="type")
+]
+"""Any message a client may send."""
+
+
+# --------------------------------------------------------------------------------------
+# Server -> client
+# --------------------------------------------------------------------------------------
+
+
+class SeatInfo(_Model):
+    """Public facts about one seat of a room."""
+
+    seat: int
+    taken: bool
+    name: str | None = None
+    kind: Literal["open", "human", "computer"] = "open"
+    connected: bool = False
+
+
+class Welcome(_Model):
+    """Answer to ``hello``: the player token to keep (and give back in later ``hello``)."""
+
+    type: Literal["welcome"]
+    protocol: str = PROTOCOL_VERSION
+    encoding: Literal["json", "msgpack"]
+    player_token: str
+    name: str
+    server: str
+    max_frame_bytes: int
+
+
+class RoomCreated(_Model):
+    """Answer to ``create_room``: the new room's id, its share link and its options."""
+
+    type: Literal["room_created"]
+    room: str
+    url: str
+    options: dict[str, Any]
+    creator_token: str
+
+
+class Snapshot(_Model):
+    """The whole picture of a room for one connection, at ``version``.
+
+    Sent after ``join`` and ``resync`` (and when the server cannot send an update, e.g.
+    after a gap). ``view`` is ``engine.view(state, seat)`` (null until every seat is taken
+    and the game starts). ``seat_token`` is present only in the snapshot that answers a
+    ``join`` that took or resumed a seat.
+    """
+
+    type: Literal["snapshot"]
+    room: str
+    version: int
+    seat: int | None
+    status: Literal["waiting", "playing", "game_over"]
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    view: dict[str, Any] | None
+    seat_token: str | None = None
+
+
+class Update(_Model):
+    """One accepted change to the room, as this connection may see it.
+
+    ``events`` are the engine events (hidden parts removed for this seat) plus server
+    events (``seat_taken``); ``patch`` is an RFC 6902 JSON Patch that turns the view this
+    connection had at the previous version into the view at ``version``. ``seats`` is
+    present when the seats changed.
+    """
+
+    type: Literal["update"]
+    room: str
+    version: int
+    status: Literal["waiting", "playing", "game_over"]
+    events: list[dict[str, Any]]
+    patch: list[dict[str, Any]]
+    seats: list[SeatInfo] | None = None
+
+
+class Ack(_Model):
+    """The action ``action_id`` was applied and made ``version``.
+
+    ``duplicate`` is true when this answers a re-sent id already applied earlier.
+    """
+
+    type: Literal["ack"]
+    action_id: str
+    version: int
+    duplicate: bool = False
+
+
+class Reject(_Model):
+    """The action ``action_id`` was refused; the room did not change.
+
+    ``code`` is an engine ``RulesError`` code (``docs/rules.md`` "Errors") or a server code
+    (``not_seated``, ``bad_token``, ``room_not_found``, ``not_started``, ``bad_action``,
+    ``busy``).
+    """
+
+    type: Literal["reject"]
+    action_id: str
+    code: str
+    message: str
+
+
+class Presence(_Model):
+    """A seat's player connected or disconnected (not versioned)."""
+
+    type: Literal["presence"]
+    room: str
+    seat: int
+    connected: bool
+    name: str | None = None
+
+
+class Left(_Model):
+    """Answer to ``leave``: this connection no longer follows ``room``."""
+
+    type: Literal["left"]
+    room: str
+
+
+class Error(_Model):
+    """A message could not be handled; nothing changed. See docs/protocol.md for codes."""
+
+    type: Literal["error"]
+    code: str
+    message: str
+    ref: str | None = Field(default=None, description="type of the offending message, if known")
+
+
+class Pong(_Model):
+    """Answer to ``ping``."""
+
+    type: Literal["pong"]
+    nonce: Nonce | None = Field(default=None, union_mode="left_to_right")
+    time: float = Field(description="server clock, seconds since the Unix epoch")
+
+
+ServerMessage = Annotated[
+    Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong,
+    Field(discriminator="type"),
+]
+"""Any message the server may send."""
+
+CLIENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+"""Validates plain data into a client message model (``pydantic.ValidationError`` if not)."""
+
+SERVER_ADAPTER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
+"""Validates plain data into a server message model (``pydantic.ValidationError`` if not)."""
+
+CLIENT_TYPES = frozenset(["hello", "create_room", "join", "act", "resync", "leave", "ping"])
+"""The ``type`` values of client messages."""

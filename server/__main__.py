@@ -1,0 +1,51 @@
+"""``cribbage-server`` / ``python -m server``: run the server under uvicorn.
+
+Without ``--redis-url`` (or ``CRIBBAGE_REDIS_URL``) rooms live in this process's memory;
+with it, rooms live in Redis and any number of processes can serve them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import uvicorn
+
+from .app import create_app, uvicorn_kwargs
+from .settings import Settings
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command line flags (each overrides its ``CRIBBAGE_*`` environment variable)."""
+    parser = argparse.ArgumentParser(prog="cribbage-server", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", help="interface to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="TCP port (default 8000)")
+    parser.add_argument("--redis-url", help="redis://host:6379/0; unset: in-process store")
+    parser.add_argument("--key-prefix", help="prefix for every Redis key and channel")
+    parser.add_argument("--answer-window", type=float, dest="answer_window_seconds",
+                        help="Muggins answer window in seconds (default 15)")
+    parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``cribbage-server`` console script."""
+    args = parse_args(argv)
+    overrides = {
+        k: v
+        for k, v in {
+            "host": args.host,
+            "port": args.port,
+            "redis_url": args.redis_url,
+            "key_prefix": args.key_prefix,
+            "answer_window_seconds": args.answer_window_seconds,
+        }.items()
+        if v is not None
+    }
+    settings = Settings(**overrides)
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s %(message)s")
+    uvicorn.run(create_app(settings), log_level=args.log_level.lower(), **uvicorn_kwargs(settings))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""The starlette application: ``/ws``, the HTTP API, health checks and the web client.
+
+Routes:
+
+* ``GET /ws`` (WebSocket): the ``cribbage.v1`` protocol (``docs/protocol.md``); subprotocol
+  ``cribbage.v1.json`` (default) or ``cribbage.v1.msgpack``.
+* ``POST /api/rooms``: body ``{"options": {...}}`` (engine options; all optional) ->
+  ``201 {"room", "url", "options", "creator_token"}``.
+* ``GET /api/rooms/{id}``: public summary -> ``200 {...}`` or ``404``.
+* ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers, else 503.
+* ``GET /`` and ``GET /r/{room}``: ``server/static/index.html`` when present; ``/static/*``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from redis.asyncio import Redis
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from protocol.codec import SUBPROTOCOLS, Codec, encoding_for_subprotocol
+from protocol.messages import ROOM_ID_PATTERN, GameOptionsModel
+
+from .broker import Broker, MemoryBroker, RedisBroker
+from .rooms import GameFactory, RoomError, RoomService
+from .sessions import LocalRooms, Session, seat_infos
+from .settings import Settings
+from .store.base import RoomStore
+from .store.memory import MemoryStore
+from .store.redis import RedisStore
+from .timers import Sweeper
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+MAX_BODY_BYTES = 16 * 1024
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _base_url(settings: Settings, url: Any) -> str:
+    if settings.public_url:
+        return settings.public_url.rstrip("/")
+    scheme = {"ws": "http", "wss": "https"}.get(url.scheme, url.scheme)
+    return f"{scheme}://{url.netloc}"
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    game_factory: GameFactory | None = None,
+    seed_factory: Callable[[], str] | None = None,
+) -> Starlette:
+    """Build the application.
+
+    Args:
+        settings: configuration (default: ``Settings()`` from the environment). With
+            ``redis_url`` rooms live in Redis; without it, in this process.
+        game_factory: how games start (tests stack decks); default ``engine.new_game``.
+        seed_factory: where seeds come from (default: 128 random bits).
+
+    Returns:
+        The starlette app. Its ``state`` holds ``settings``, ``store``, ``broker``,
+        ``service``, ``rooms`` and ``sweeper`` once the lifespan has started.
+    """
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store: RoomStore
+        broker: Broker
+        if settings.redis_url:
+            redis = Redis.from_url(settings.redis_url, decode_responses=True)
+            broker = RedisBroker(redis, settings.key_prefix)
+            store = RedisStore(redis, settings.key_prefix, settings.room_ttl_seconds)
+        else:
+            broker = MemoryBroker()
+            store = MemoryStore(broker, settings.room_ttl_seconds)
+        await broker.start()
+        service = RoomService(
+            store, settings, game_factory=game_factory, seed_factory=seed_factory
+        )
+        sweeper = Sweeper(store, service, settings)
+        app.state.settings = settings
+        app.state.store = store
+        app.state.broker = broker
+        app.state.service = service
+        app.state.rooms = LocalRooms(broker, service)
+        app.state.sweeper = sweeper
+        sweeper.start()
+        try:
+            yield
+        finally:
+            await sweeper.stop()
+            await broker.close()
+            await store.close()
+
+    async def ws_endpoint(websocket: WebSocket) -> None:
+        offered = list(websocket.scope.get("subprotocols") or [])
+        chosen = next((p for p in offered if p in SUBPROTOCOLS), None)
+        if offered and chosen is None:
+            await websocket.close(code=1002)
+            return
+        await websocket.accept(subprotocol=chosen)
+        app = websocket.app
+        session = Session(
+            websocket,
+            Codec(encoding_for_subprotocol(chosen)),
+            app.state.service,
+            app.state.rooms,
+            settings,
+            _base_url(settings, websocket.url),
+        )
+        await session.run()
+
+    async def create_room(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            return _error(413, "too_large", "request body too large")
+        try:
+            data = json.loads(body) if body.strip() else {}
+            if not isinstance(data, dict):
+                raise ValueError("the body must be a JSON object")
+            options = GameOptionsModel.model_validate(data.get("options") or {})
+        except (ValueError, ValidationError) as exc:
+            return _error(400, "bad_options", str(exc))
+        try:
+            record, creator = await request.app.state.service.create_room(options.model_dump())
+        except RoomError as exc:
+            return _error(400, exc.code, exc.message)
+        base = _base_url(settings, request.url)
+        return JSONResponse(
+            {
+                "room": record.id,
+                "url": f"{base}/r/{record.id}",
+                "options": record.options,
+                "creator_token": creator,
+            },
+            status_code=201,
+        )
+
+    async def room_summary(request: Request) -> Response:
+        room_id = request.path_params["room"]
+        if not re.match(ROOM_ID_PATTERN, room_id):
+            return _error(404, "room_not_found", "no such room")
+        store: RoomStore = request.app.state.store
+        record, _ = await store.load(room_id)
+        if record is None:
+            return _error(404, "room_not_found", "no such room")
+        presence = await store.presence(room_id)
+        games = (record.state or {}).get("games_played", 0) if record.state else 0
+        return JSONResponse(
+            {
+                "room": record.id,
+                "options": record.options,
+                "status": record.status,
+                "version": record.version,
+                "seats": seat_infos(record, presence),
+                "seats_taken": sum(1 for s in record.seats if s.taken),
+                "games_played": games,
+                "created": record.created,
+                "updated": record.updated,
+            }
+        )
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    async def readyz(request: Request) -> Response:
+        ok = await request.app.state.store.ping()
+        backend = "redis" if settings.redis_url else "memory"
+        return JSONResponse({"ok": ok, "store": backend}, status_code=200 if ok else 503)
+
+    async def index(request: Request) -> Response:
+        page = STATIC_DIR / "index.html"
+        if page.is_file():
+            return FileResponse(page, media_type="text/html")
+        return PlainTextResponse(
+            "cribbage-server: no web client installed; connect a client to /ws\n",
+            status_code=404,
+        )
+
+    routes = [
+        WebSocketRoute("/ws", ws_endpoint),
+        Route("/api/rooms", create_room, methods=["POST"]),
+        Route("/api/rooms/{room}", room_summary, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/", index, methods=["GET"]),
+        Route("/r/{room}", index, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
+    """Options the server runs uvicorn with (default stack, no permessage-deflate)."""
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "ws_per_message_deflate": False,
+        "ws_max_size": max(1 << 20, settings.max_frame_bytes * 4),
+        "lifespan": "on",
+    }

@@ -1,0 +1,190 @@
+"""Fan-out of room messages to the processes that have connections in a room.
+
+Every accepted change is published by the store on the room's channel (``update_message``),
+and presence changes likewise (``presence_message``). A process subscribes to a room's
+channel while it has at least one local connection in that room, and hands each message to
+its local listener (``server.sessions.LocalRooms``), which builds each connection's frame.
+
+* :class:`MemoryBroker`: in one process; the memory store delivers to it directly.
+* :class:`RedisBroker`: one Redis pub/sub connection per process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+from redis.asyncio import Redis
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[dict[str, Any]], None]
+"""Called with each message of a room, in channel order, on the event loop. Must not block."""
+
+
+def channel_name(prefix: str, room_id: str) -> str:
+    """The pub/sub channel of a room: ``<prefix>room:{<id>}:chan``."""
+    return f"{prefix}room:{{{room_id}}}:chan"
+
+
+class Broker(ABC):
+    """Subscribe this process to rooms' channels."""
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Start receiving (called once at startup)."""
+
+    @abstractmethod
+    async def subscribe(self, room_id: str, listener: Listener) -> None:
+        """Deliver the room's messages to ``listener`` from now on (one listener per room).
+
+        Returns once the subscription is active, so that a read of the room made afterwards
+        cannot miss a later message.
+        """
+
+    @abstractmethod
+    async def unsubscribe(self, room_id: str) -> None:
+        """Stop delivering the room's messages."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Stop receiving and release connections."""
+
+
+class MemoryBroker(Broker):
+    """In-process broker; :meth:`deliver` is called by the memory store on each publish."""
+
+    def __init__(self) -> None:
+        self._listeners: dict[str, Listener] = {}
+
+    async def start(self) -> None:
+        """Nothing to start."""
+
+    async def subscribe(self, room_id: str, listener: Listener) -> None:
+        """See :meth:`Broker.subscribe`."""
+        self._listeners[room_id] = listener
+
+    async def unsubscribe(self, room_id: str) -> None:
+        """See :meth:`Broker.unsubscribe`."""
+        self._listeners.pop(room_id, None)
+
+    def deliver(self, room_id: str, message: dict[str, Any]) -> None:
+        """Hand a published message to the room's listener, if any."""
+        listener = self._listeners.get(room_id)
+        if listener is not None:
+            try:
+                listener(message)
+            except Exception:  # a listener bug must not break the publisher
+                log.exception("room listener failed for %s", room_id)
+
+    async def close(self) -> None:
+        """Forget all listeners."""
+        self._listeners.clear()
+
+
+class RedisBroker(Broker):
+    """Redis pub/sub: one connection, one reader task, channels added and removed as local
+    connections come and go."""
+
+    def __init__(self, redis: Redis, prefix: str = "") -> None:
+        self._redis = redis
+        self._prefix = prefix
+        self._pubsub = redis.pubsub(ignore_subscribe_messages=False)
+        self._listeners: dict[str, Listener] = {}
+        self._rooms_by_channel: dict[str, str] = {}
+        self._pending: dict[str, list[asyncio.Future[None]]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._home = f"{prefix}proc:{uuid.uuid4().hex}"
+        self._stopping = False
+        self._connected = False
+
+    async def start(self) -> None:
+        """Open the pub/sub connection (on a channel private to this process, so the
+        connection always exists) and start the reader task. Does not fail when Redis is
+        down: the reader keeps trying (``/readyz`` reports the outage)."""
+        try:
+            await self._pubsub.subscribe(self._home)
+            self._connected = True
+        except Exception as exc:
+            log.warning("Redis pub/sub not available yet: %s", exc)
+        self._task = asyncio.create_task(self._reader(), name="redis-broker-reader")
+
+    async def subscribe(self, room_id: str, listener: Listener) -> None:
+        """See :meth:`Broker.subscribe`; waits for Redis to confirm (up to 5 s)."""
+        channel = channel_name(self._prefix, room_id)
+        self._listeners[room_id] = listener
+        self._rooms_by_channel[channel] = room_id
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.setdefault(channel, []).append(fut)
+        await self._pubsub.subscribe(channel)
+        try:
+            await asyncio.wait_for(fut, 5.0)
+        except TimeoutError:
+            log.warning("no subscribe confirmation for %s", channel)
+
+    async def unsubscribe(self, room_id: str) -> None:
+        """See :meth:`Broker.unsubscribe`."""
+        channel = channel_name(self._prefix, room_id)
+        self._listeners.pop(room_id, None)
+        self._rooms_by_channel.pop(channel, None)
+        with contextlib.suppress(Exception):
+            await self._pubsub.unsubscribe(channel)
+
+    def _dispatch(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        channel = msg.get("channel")
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        if kind == "subscribe":
+            for fut in self._pending.pop(channel, []):
+                if not fut.done():
+                    fut.set_result(None)
+            return
+        if kind != "message":
+            return
+        room_id = self._rooms_by_channel.get(channel)
+        listener = self._listeners.get(room_id) if room_id else None
+        if listener is None:
+            return
+        try:
+            listener(json.loads(msg["data"]))
+        except Exception:
+            log.exception("room listener failed for %s", room_id)
+
+    async def _reader(self) -> None:
+        while not self._stopping:
+            try:
+                if not self._connected:
+                    await self._pubsub.subscribe(self._home)
+                    self._connected = True
+                msg = await self._pubsub.get_message(timeout=0.2)
+                if msg is not None:
+                    self._dispatch(msg)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("pub/sub reader error (%s); retrying", exc)
+                await asyncio.sleep(0.5)
+
+    async def close(self) -> None:
+        """Stop the reader and close the pub/sub connection.
+
+        The reader is asked to stop rather than cancelled first: a cancellation landing
+        inside a redis-py call can be swallowed, leaving the task running.
+        """
+        self._stopping = True
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+            except Exception:
+                log.exception("pub/sub reader ended with an error")
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()

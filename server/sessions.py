@@ -1,0 +1,525 @@
+"""WebSocket sessions and the per-process fan-out of room changes to them.
+
+A :class:`Session` is one WebSocket connection: it decodes frames (``protocol.codec``),
+answers ``hello``/``ping``, asks the room service to create rooms, seat players and apply
+actions, and sends each connection what its seat may see: a ``snapshot`` on join, then one
+``update`` per accepted change, holding the events redacted for that seat
+(``engine.redact_event``) and the RFC 6902 patch from the view it last sent to the new view.
+
+:class:`LocalRooms` subscribes this process to the channel of every room that has a local
+session and hands each published change to those sessions. Views and redacted events are
+computed once per (version, seat) and shared by the sessions of one seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketState
+
+import engine
+from protocol import messages as m
+from protocol.codec import Codec, ProtocolError, decode_client
+from protocol.patch import diff
+
+from .broker import Broker
+from .rooms import RoomError, RoomService, new_token
+from .settings import Settings
+from .store.base import RoomRecord
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "cribbage-server/0.1"
+DELIVERY_WAIT_SECONDS = 5.0
+"""How long an ``act`` waits for its own update to reach the session before resyncing."""
+
+
+@dataclass
+class VersionData:
+    """One version of a room as this process knows it, with per-seat caches."""
+
+    record: RoomRecord
+    events: list[dict[str, Any]]
+    seats_changed: bool
+    _state: engine.GameState | None = None
+    _views: dict[int | None, dict[str, Any] | None] = field(default_factory=dict)
+    _events: dict[int | None, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        """The room version."""
+        return self.record.version
+
+    def view(self, seat: int | None) -> dict[str, Any] | None:
+        """``engine.view(state, seat)`` (None before the game starts), computed once."""
+        if seat not in self._views:
+            if self.record.state is None:
+                self._views[seat] = None
+            else:
+                if self._state is None:
+                    self._state = engine.GameState.from_dict(self.record.state)
+                self._views[seat] = engine.view(self._state, seat)
+        return self._views[seat]
+
+    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
+        """The events as ``seat`` may see them (server events pass unchanged)."""
+        if seat not in self._events:
+            self._events[seat] = [redact(e, seat) for e in self.events]
+        return self._events[seat]
+
+
+SERVER_EVENTS = frozenset(["seat_taken"])
+"""Event types made by the server, not the engine (public, never redacted)."""
+
+
+def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """An event as ``seat`` may see it: ``engine.redact_event`` for engine events."""
+    if event.get("type") in SERVER_EVENTS:
+        return event
+    return engine.redact_event(event, seat)
+
+
+def seat_infos(record: RoomRecord, presence: dict[int, int]) -> list[dict[str, Any]]:
+    """Public seat facts of a room, as ``SeatInfo`` plain data."""
+    return [
+        {
+            "seat": i,
+            "taken": s.taken,
+            "name": s.name,
+            "kind": s.kind,
+            "connected": presence.get(i, 0) > 0,
+        }
+        for i, s in enumerate(record.seats)
+    ]
+
+
+class LocalRoom:
+    """The sessions of one room in this process, and the room's recent versions."""
+
+    KEEP_VERSIONS = 16
+
+    def __init__(self, room_id: str) -> None:
+        self.room_id = room_id
+        self.sessions: set[Session] = set()
+        self.presence: dict[int, int] = {}
+        self.versions: OrderedDict[int, VersionData] = OrderedDict()
+        self.ready: asyncio.Future[None] | None = None
+
+    def ingest(
+        self, record: RoomRecord, events: list[dict[str, Any]], seats_changed: bool
+    ) -> VersionData:
+        """Remember a version (or return the one already known)."""
+        data = self.versions.get(record.version)
+        if data is None:
+            data = VersionData(record, events, seats_changed)
+            self.versions[record.version] = data
+            while len(self.versions) > self.KEEP_VERSIONS:
+                self.versions.popitem(last=False)
+        return data
+
+    def latest(self) -> VersionData | None:
+        """The newest known version, if any."""
+        if not self.versions:
+            return None
+        return self.versions[max(self.versions)]
+
+    def seats(self, record: RoomRecord) -> list[dict[str, Any]]:
+        """Seat facts with this process's view of presence."""
+        return seat_infos(record, self.presence)
+
+
+class LocalRooms:
+    """Subscriptions of this process to rooms with local sessions, and the fan-out."""
+
+    def __init__(self, broker: Broker, service: RoomService) -> None:
+        self.broker = broker
+        self.service = service
+        self.rooms: dict[str, LocalRoom] = {}
+        self._lock = asyncio.Lock()
+
+    async def attach(self, room_id: str, session: Session) -> LocalRoom:
+        """Add a session to a room, subscribing this process to the room first if needed.
+
+        Returns once the subscription is active, so a read of the room made afterwards
+        cannot miss a later change.
+        """
+        async with self._lock:
+            local = self.rooms.get(room_id)
+            if local is None:
+                local = LocalRoom(room_id)
+                self.rooms[room_id] = local
+                await self.broker.subscribe(room_id, lambda msg: self._on_message(local, msg))
+                with contextlib.suppress(Exception):
+                    local.presence = await self.service.store.presence(room_id)
+            local.sessions.add(session)
+            return local
+
+    async def detach(self, room_id: str, session: Session) -> None:
+        """Remove a session; unsubscribe when it was the room's last local session."""
+        async with self._lock:
+            local = self.rooms.get(room_id)
+            if local is None:
+                return
+            local.sessions.discard(session)
+            if not local.sessions:
+                del self.rooms[room_id]
+                self.service.forget(room_id)
+                with contextlib.suppress(Exception):
+                    await self.broker.unsubscribe(room_id)
+
+    def _on_message(self, local: LocalRoom, msg: dict[str, Any]) -> None:
+        kind = msg.get("t")
+        if kind == "u":
+            record = RoomRecord.from_dict(msg["room"])
+            self.service.remember(record)
+            data = local.ingest(record, msg.get("events", []), bool(msg.get("seats_changed")))
+            for session in list(local.sessions):
+                session.on_version(local, data)
+        elif kind == "p":
+            seat = int(msg["seat"])
+            local.presence[seat] = 1 if msg.get("connected") else 0
+            frame = {
+                "type": "presence",
+                "room": local.room_id,
+                "seat": seat,
+                "connected": bool(msg.get("connected")),
+                "name": msg.get("name"),
+            }
+            for session in list(local.sessions):
+                session.on_presence(frame)
+
+
+class Session:
+    """One WebSocket connection.
+
+    Args:
+        websocket: the accepted starlette WebSocket.
+        codec: the connection's encoding (from the negotiated subprotocol).
+        service: the room service.
+        rooms: this process's :class:`LocalRooms`.
+        settings: server settings (frame size, queue limit).
+        base_url: used to build share links, e.g. ``http://host:8000``.
+    """
+
+    def __init__(
+        self,
+        websocket: WebSocket,
+        codec: Codec,
+        service: RoomService,
+        rooms: LocalRooms,
+        settings: Settings,
+        base_url: str,
+    ) -> None:
+        self.ws = websocket
+        self.codec = codec
+        self.service = service
+        self.rooms = rooms
+        self.settings = settings
+        self.base_url = base_url.rstrip("/")
+        self.name: str | None = None
+        self.player_token: str | None = None
+        self.local: LocalRoom | None = None
+        self.seat: int | None = None
+        self.seat_token: str | None = None
+        self.last_version = -1
+        self.last_view: dict[str, Any] | None = None
+        self._joining = False
+        self._buffer: list[VersionData] = []
+        self._progress = asyncio.Event()
+        self._queue: asyncio.Queue[str | bytes | None] = asyncio.Queue()
+        self._closing = False
+
+    # -- outgoing ------------------------------------------------------------------------
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue one message (plain data of a server message) for sending, in order.
+
+        A connection that lets more than ``send_queue_limit`` frames pile up is closed.
+        """
+        if self._closing:
+            return
+        if self._queue.qsize() >= self.settings.send_queue_limit:
+            log.warning("closing a connection that does not read its frames")
+            self._closing = True
+            self._queue.put_nowait(None)
+            return
+        self._queue.put_nowait(self.codec.encode(message))
+
+    async def _writer(self) -> None:
+        while True:
+            frame = await self._queue.get()
+            if frame is None:
+                with contextlib.suppress(Exception):
+                    await self.ws.close(code=1013)
+                return
+            try:
+                if isinstance(frame, str):
+                    await self.ws.send_text(frame)
+                else:
+                    await self.ws.send_bytes(frame)
+            except Exception:
+                self._closing = True
+                return
+
+    def error(self, code: str, message: str, ref: str | None = None) -> None:
+        """Send an ``error`` frame."""
+        self.send({"type": "error", "code": code, "message": message, "ref": ref})
+
+    # -- incoming ------------------------------------------------------------------------
+    async def run(self) -> None:
+        """Serve the connection until it closes. Never raises for anything a client sends."""
+        writer = asyncio.create_task(self._writer())
+        try:
+            while not self._closing:
+                msg = await self.ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                frame = msg.get("text")
+                if frame is None:
+                    frame = msg.get("bytes")
+                if frame is None:
+                    continue
+                await self.handle_frame(frame)
+        except Exception:
+            log.exception("session loop failed")
+        finally:
+            self._closing = True
+            with contextlib.suppress(Exception):
+                await self._leave_room()
+            self._queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 1.0)
+            if not writer.done():
+                writer.cancel()
+            if self.ws.application_state != WebSocketState.DISCONNECTED:
+                with contextlib.suppress(Exception):
+                    await self.ws.close()
+
+    async def handle_frame(self, frame: str | bytes) -> None:
+        """Decode and handle one client frame; every failure becomes a frame to the client."""
+        try:
+            message = decode_client(
+                frame, self.codec.encoding, max_bytes=self.settings.max_frame_bytes
+            )
+        except ProtocolError as exc:
+            raw = exc.raw if isinstance(exc.raw, dict) else None
+            action_id = raw.get("action_id") if raw else None
+            if (
+                exc.code == "bad_message"
+                and exc.ref == "act"
+                and isinstance(action_id, str)
+                and 0 < len(action_id) <= 64
+            ):
+                self.send({"type": "reject", "action_id": action_id, "code": "bad_action",
+                           "message": exc.message})
+            else:
+                self.error(exc.code, exc.message, exc.ref)
+            return
+        try:
+            await self.handle(message)
+        except RoomError as exc:
+            self.error(exc.code, exc.message, message.type)
+        except Exception:
+            log.exception("handling %s failed", message.type)
+            self.error("internal", "the server could not handle this message", message.type)
+
+    async def handle(self, message: Any) -> None:
+        """Handle one validated client message."""
+        kind = message.type
+        if kind == "ping":
+            self.send({"type": "pong", "nonce": message.nonce, "time": time.time()})
+        elif kind == "hello":
+            await self._hello(message)
+        elif self.player_token is None:
+            self.error("hello_required", "say hello first", kind)
+        elif kind == "create_room":
+            record, creator = await self.service.create_room(message.options.model_dump())
+            self.send({
+                "type": "room_created",
+                "room": record.id,
+                "url": f"{self.base_url}/r/{record.id}",
+                "options": record.options,
+                "creator_token": creator,
+            })
+        elif kind == "join":
+            await self._join(message)
+        elif kind == "act":
+            await self._act(message)
+        elif kind == "resync":
+            if self.local is None:
+                self.error("not_joined", "join a room first", kind)
+            else:
+                record = await self.service.load(self.local.room_id)
+                self._send_snapshot(record)
+        elif kind == "leave":
+            if self.local is None:
+                self.error("not_joined", "join a room first", kind)
+            else:
+                room_id = self.local.room_id
+                await self._leave_room()
+                self.send({"type": "left", "room": room_id})
+
+    async def _hello(self, message: m.Hello) -> None:
+        if self.player_token is not None:
+            self.error("already_welcomed", "hello was already said on this connection", "hello")
+            return
+        self.name = message.name
+        self.player_token = message.token or new_token()
+        self.send({
+            "type": "welcome",
+            "protocol": m.PROTOCOL_VERSION,
+            "encoding": self.codec.encoding,
+            "player_token": self.player_token,
+            "name": self.name,
+            "server": SERVER_NAME,
+            "max_frame_bytes": self.settings.max_frame_bytes,
+        })
+
+    async def _join(self, message: m.Join) -> None:
+        await self._leave_room()
+        token = message.token or self.player_token
+        assert token is not None and self.name is not None
+        local = await self.rooms.attach(message.room, self)
+        self.local = local
+        self._joining = True
+        self._buffer = []
+        try:
+            result = await self.service.join(
+                message.room, message.seat, token, self.name, token_given=bool(message.token)
+            )
+        except BaseException:
+            self._joining = False
+            self.local = None
+            await self.rooms.detach(message.room, self)
+            raise
+        self.seat = result.seat
+        self.seat_token = token if result.seat is not None else None
+        if result.seat is not None:
+            with contextlib.suppress(Exception):
+                await self.service.store.presence_change(
+                    message.room, result.seat, +1, self.name
+                )
+        local.ingest(result.record, [], False)
+        self._send_snapshot(result.record, seat_token=self.seat_token)
+        self._joining = False
+        buffered, self._buffer = self._buffer, []
+        for data in buffered:
+            self.on_version(local, data)
+
+    async def _leave_room(self) -> None:
+        local, seat = self.local, self.seat
+        if local is None:
+            return
+        self.local = None
+        self.seat = None
+        self.seat_token = None
+        self.last_version = -1
+        self.last_view = None
+        if seat is not None:
+            with contextlib.suppress(Exception):
+                await self.service.store.presence_change(local.room_id, seat, -1, self.name)
+        await self.rooms.detach(local.room_id, self)
+
+    async def _act(self, message: m.Act) -> None:
+        action_id = message.action_id
+        if self.local is None or self.seat is None or self.seat_token is None:
+            self.send({"type": "reject", "action_id": action_id, "code": "not_seated",
+                       "message": "join a room in a seat first"})
+            return
+        local, seat = self.local, self.seat
+        action = message.action.model_dump()
+        try:
+            result = await self.service.act(
+                local.room_id, seat, self.seat_token, action_id, action
+            )
+        except engine.RulesError as exc:
+            self.send({"type": "reject", "action_id": action_id, "code": exc.code,
+                       "message": exc.message})
+            return
+        except RoomError as exc:
+            self.send({"type": "reject", "action_id": action_id, "code": exc.code,
+                       "message": exc.message})
+            return
+        if result.record is not None and self.local is local:
+            # Send our own update at once when nothing is missing before it, instead of
+            # waiting for it to come back through the room's channel.
+            if result.version not in local.versions and self.last_version == result.version - 1:
+                self.on_version(local, local.ingest(result.record, result.events, False))
+        await self._wait_for(result.version)
+        self.send({"type": "ack", "action_id": action_id, "version": result.version,
+                   "duplicate": result.duplicate})
+
+    async def _wait_for(self, version: int) -> None:
+        deadline = time.monotonic() + DELIVERY_WAIT_SECONDS
+        while self.local is not None and self.last_version < version:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                record = await self.service.load(self.local.room_id)
+                self._send_snapshot(record)
+                return
+            event = self._progress
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), remaining)
+
+    def _advance(self, version: int, view: dict[str, Any] | None) -> None:
+        self.last_version = version
+        self.last_view = view
+        self._progress.set()
+        self._progress = asyncio.Event()
+
+    def _send_snapshot(self, record: RoomRecord, seat_token: str | None = None) -> None:
+        local = self.local
+        assert local is not None
+        data = local.ingest(record, [], False)
+        view = data.view(self.seat)
+        frame: dict[str, Any] = {
+            "type": "snapshot",
+            "room": record.id,
+            "version": record.version,
+            "seat": self.seat,
+            "status": record.status,
+            "options": record.options,
+            "seats": local.seats(record),
+            "view": view,
+        }
+        if seat_token is not None:
+            frame["seat_token"] = seat_token
+        self.send(frame)
+        self._advance(record.version, view)
+
+    # -- from the room's channel ----------------------------------------------------------
+    def on_version(self, local: LocalRoom, data: VersionData) -> None:
+        """A new version of the room: send this connection its update (or a snapshot when
+        versions are missing in between). Called on the event loop; never blocks."""
+        if self._joining:
+            self._buffer.append(data)
+            return
+        if self.local is not local or data.version <= self.last_version:
+            return
+        if data.version != self.last_version + 1:
+            self._send_snapshot(data.record)
+            return
+        view = data.view(self.seat)
+        frame: dict[str, Any] = {
+            "type": "update",
+            "room": local.room_id,
+            "version": data.version,
+            "status": data.record.status,
+            "events": data.events_for(self.seat),
+            "patch": diff(self.last_view, view),
+        }
+        if data.seats_changed:
+            frame["seats"] = local.seats(data.record)
+        self.send(frame)
+        self._advance(data.version, view)
+
+    def on_presence(self, frame: dict[str, Any]) -> None:
+        """A seat's presence changed: forward it."""
+        if not self._joining:
+            self.send(frame)
+

@@ -1,0 +1,41 @@
+"""Server settings, from the command line or ``CRIBBAGE_*`` environment variables."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Everything the server can be configured with.
+
+    Each field can be set with the environment variable ``CRIBBAGE_<FIELD>`` (e.g.
+    ``CRIBBAGE_REDIS_URL``); ``cribbage-server`` flags override those.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="CRIBBAGE_", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="interface to listen on")
+    port: int = Field(8000, ge=0, le=65535, description="TCP port (0: any free port)")
+    redis_url: str | None = Field(
+        None, description="redis://host:port/db; unset keeps rooms in this process's memory"
+    )
+    key_prefix: str = Field("", description="prefix of every Redis key and channel")
+    room_ttl_seconds: int = Field(24 * 3600, ge=1, description="rooms expire after this idle")
+    answer_window_seconds: float = Field(
+        15.0, gt=0, description="Muggins: time opponents have to answer an announcement"
+    )
+    bot_delay_seconds: float = Field(0.8, ge=0, description="pause before a computer seat acts")
+    max_frame_bytes: int = Field(16 * 1024, ge=256, description="largest client frame accepted")
+    sweep_interval_seconds: float = Field(
+        0.1, gt=0, description="how often each process looks for due deadlines"
+    )
+    deadline_lease_seconds: float = Field(
+        30.0, gt=0, description="a claimed deadline becomes claimable again after this"
+    )
+    public_url: str | None = Field(
+        None, description="base URL for share links (default: from the request's Host)"
+    )
+    send_queue_limit: int = Field(
+        1000, ge=1, description="frames queued for one slow connection before it is dropped"
+    )

@@ -1,0 +1,36 @@
+// What the browser remembers (localStorage), so a reload or a dropped connection comes back
+// to the same seat: per room the player token, the seat and its seat token, the creator
+// token, and the lines under the board. The display name is remembered for all rooms.
+
+const PREFIX = "cribbage.";
+
+function read(key, fallback) {
+  try {
+    const raw = localStorage.getItem(PREFIX + key);
+    return raw === null ? fallback : JSON.parse(raw);
+  } catch {
+    return fallback; // storage disabled or corrupt: behave as a first visit
+  }
+}
+
+function write(key, value) {
+  try {
+    localStorage.setItem(PREFIX + key, JSON.stringify(value));
+  } catch {
+    /* private mode / quota: the game still works, only resuming does not */
+  }
+}
+
+export const loadName = () => read("name", "");
+export const saveName = (name) => write("name", name);
+
+/** The room record: {playerToken, seat, seatToken, creatorToken, lines: [...]} */
+export function loadRoom(roomId) {
+  return read(`room.${roomId}`, {});
+}
+
+export function updateRoom(roomId, changes) {
+  const record = { ...loadRoom(roomId), ...changes };
+  write(`room.${roomId}`, record);
+  return record;
+}

@@ -1,0 +1,194 @@
+"""Room store on Redis (production; any number of server processes share it).
+
+Keys of one room share the hash tag ``{<room id>}`` so a Redis Cluster keeps them on one
+shard:
+
+* ``<prefix>room:{<id>}:state``: hash ``v`` (version) and ``data`` (the room record JSON).
+* ``<prefix>room:{<id>}:actions``: hash ``"<seat>:<action id>"`` -> version it made.
+* ``<prefix>room:{<id>}:log``: stream, one entry per accepted change (``v``, ``e`` JSON).
+* ``<prefix>room:{<id>}:presence``: hash seat -> open connections.
+* channel ``<prefix>room:{<id>}:chan``: every accepted change and presence change.
+
+All four keys expire ``ttl`` seconds after the room's last write. Each accepted change is one
+``EVALSHA`` of ``server/lua/commit.lua``: compare version, write, record the action id,
+append to the log, publish, refresh expiry, in one round trip.
+
+Deadlines live in ``<prefix>deadlines`` (sorted set by due time) and ``<prefix>deadlines:data``
+(hash member -> JSON); they are global, not per room, so the sweeper finds them with one
+query. (On a Redis Cluster they sit on one shard.)
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from redis.asyncio import Redis
+
+from ..broker import channel_name
+from .base import (
+    Claim,
+    Commit,
+    CommitResult,
+    Deadline,
+    RoomRecord,
+    RoomStore,
+    presence_message,
+)
+
+_STATUS = {0: "ok", 1: "conflict", 2: "duplicate", 3: "missing"}
+
+
+def _lua(name: str) -> str:
+    return resources.files("server").joinpath("lua", name).read_text(encoding="utf-8")
+
+
+class RedisStore(RoomStore):
+    """Rooms in Redis.
+
+    Args:
+        redis: a ``redis.asyncio.Redis`` client created with ``decode_responses=True``.
+        prefix: prepended to every key and channel (tests use a random one).
+        ttl_seconds: idle expiry of a room (default 24 h).
+        log_limit: approximate cap of log entries kept per room.
+    """
+
+    def __init__(
+        self, redis: Redis, prefix: str = "", ttl_seconds: int = 86400, log_limit: int = 5000
+    ) -> None:
+        self.redis = redis
+        self.prefix = prefix
+        self.ttl = int(ttl_seconds)
+        self.log_limit = log_limit
+        self._commit = redis.register_script(_lua("commit.lua"))
+        self._create = redis.register_script(_lua("create.lua"))
+        self._presence = redis.register_script(_lua("presence.lua"))
+        self._claim = redis.register_script(_lua("claim.lua"))
+        self._complete = redis.register_script(_lua("complete.lua"))
+        self._dl_zset = f"{prefix}deadlines"
+        self._dl_data = f"{prefix}deadlines:data"
+
+    def key(self, room_id: str, what: str) -> str:
+        """The key ``<prefix>room:{<id>}:<what>``."""
+        return f"{self.prefix}room:{{{room_id}}}:{what}"
+
+    def _keys(self, room_id: str) -> list[str]:
+        return [self.key(room_id, k) for k in ("state", "actions", "log", "presence")]
+
+    async def create(self, record: RoomRecord) -> bool:
+        """See :meth:`RoomStore.create`."""
+        ok = await self._create(
+            keys=[self.key(record.id, "state")], args=[record.to_json(), self.ttl]
+        )
+        return bool(ok)
+
+    async def load(
+        self, room_id: str, action_key: str | None = None
+    ) -> tuple[RoomRecord | None, int | None]:
+        """See :meth:`RoomStore.load` (one round trip, pipelined)."""
+        if action_key:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hget(self.key(room_id, "state"), "data")
+                pipe.hget(self.key(room_id, "actions"), action_key)
+                data, done = await pipe.execute()
+        else:
+            data = await self.redis.hget(self.key(room_id, "state"), "data")
+            done = None
+        record = RoomRecord.from_json(data) if data else None
+        return record, (int(done) if done is not None else None)
+
+    async def action_version(self, room_id: str, action_key: str) -> int | None:
+        """See :meth:`RoomStore.action_version`."""
+        done = await self.redis.hget(self.key(room_id, "actions"), action_key)
+        return int(done) if done is not None else None
+
+    async def commit(self, commit: Commit) -> CommitResult:
+        """See :meth:`RoomStore.commit`: one EVALSHA of ``commit.lua``."""
+        room_id = commit.record.id
+        head = json.dumps(
+            {
+                "t": "u",
+                "v": commit.record.version,
+                "events": commit.events,
+                "seats_changed": commit.seats_changed,
+            },
+            separators=(",", ":"),
+        )
+        head = head[:-1] + ',"room":'
+        status, version = await self._commit(
+            keys=self._keys(room_id),
+            args=[
+                commit.expected_version,
+                commit.record.to_json(),
+                commit.action_key or "",
+                json.dumps(commit.log_entry, separators=(",", ":")),
+                head,
+                channel_name(self.prefix, room_id),
+                self.ttl,
+                self.log_limit,
+            ],
+        )
+        return CommitResult(_STATUS[int(status)], int(version))  # type: ignore[arg-type]
+
+    async def log(self, room_id: str) -> list[dict[str, Any]]:
+        """See :meth:`RoomStore.log`."""
+        entries = await self.redis.xrange(self.key(room_id, "log"))
+        return [{"v": int(f["v"]), **json.loads(f["e"])} for _, f in entries]
+
+    async def presence_change(
+        self, room_id: str, seat: int, delta: int, name: str | None
+    ) -> int:
+        """See :meth:`RoomStore.presence_change` (one script call)."""
+        on = json.dumps(presence_message(room_id, seat, True, name))
+        off = json.dumps(presence_message(room_id, seat, False, name))
+        after = await self._presence(
+            keys=[self.key(room_id, "presence"), self.key(room_id, "state")],
+            args=[seat, delta, channel_name(self.prefix, room_id), on, off, self.ttl],
+        )
+        return int(after)
+
+    async def presence(self, room_id: str) -> dict[int, int]:
+        """See :meth:`RoomStore.presence`."""
+        raw = await self.redis.hgetall(self.key(room_id, "presence"))
+        return {int(k): int(v) for k, v in raw.items()}
+
+    async def schedule(self, deadline: Deadline) -> None:
+        """See :meth:`RoomStore.schedule` (MULTI: ZADD + HSET)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(self._dl_zset, {deadline.member: deadline.due})
+            pipe.hset(self._dl_data, deadline.member, deadline.to_json())
+            await pipe.execute()
+
+    async def cancel(self, room: str, kind: str, key: str = "") -> None:
+        """See :meth:`RoomStore.cancel`."""
+        member = f"{room}|{kind}|{key}"
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zrem(self._dl_zset, member)
+            pipe.hdel(self._dl_data, member)
+            await pipe.execute()
+
+    async def claim_due(self, now: float, lease_until: float, limit: int = 100) -> list[Claim]:
+        """See :meth:`RoomStore.claim_due` (one script call)."""
+        raw = await self._claim(
+            keys=[self._dl_zset, self._dl_data], args=[repr(now), repr(lease_until), limit]
+        )
+        return [Claim(Deadline.from_json(d), lease_until) for d in raw]
+
+    async def complete(self, claim: Claim) -> None:
+        """See :meth:`RoomStore.complete`."""
+        await self._complete(
+            keys=[self._dl_zset, self._dl_data],
+            args=[claim.deadline.member, repr(claim.lease)],
+        )
+
+    async def ping(self) -> bool:
+        """Whether Redis answers PING."""
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
+
+    async def close(self) -> None:
+        """Close the client's connections."""
+        await self.redis.aclose()

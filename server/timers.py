@@ -1,0 +1,124 @@
+"""Deadlines as data, and the sweeper that fires them.
+
+A deadline is ``(room, kind, due time, key, payload)`` (:class:`server.store.Deadline`),
+kept by the store (a sorted set in Redis, a heap in memory), never a sleeping task, so any
+process may die at any moment without losing one. Every process runs a :class:`Sweeper`:
+every ``sweep_interval_seconds`` it claims the due deadlines atomically (a claim is a lease:
+if the claimer dies, the deadline becomes claimable again after ``deadline_lease_seconds``)
+and runs the handler registered for the deadline's kind. Handlers change rooms only through
+the room service, whose version check makes a repeated firing harmless.
+
+Kinds registered here: ``answer_timeout`` (the Muggins answer window, RULES.md §5.2).
+Other kinds (computer seats, disconnect takeover) register with :meth:`Sweeper.register`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+from .rooms import ANSWER_TIMEOUT, RoomService, answer_marker
+from .settings import Settings
+from .store.base import Deadline, RoomRecord, RoomStore
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Deadline], Awaitable[None]]
+"""Runs a due deadline. Exceptions are logged; the deadline is completed regardless."""
+
+
+class Sweeper:
+    """Claims due deadlines from the store and runs their handlers.
+
+    Args:
+        store: where deadlines are kept.
+        service: the room service handlers act through.
+        settings: sweep interval and lease length.
+    """
+
+    def __init__(self, store: RoomStore, service: RoomService, settings: Settings) -> None:
+        self.store = store
+        self.service = service
+        self.settings = settings
+        self.handlers: dict[str, Handler] = {ANSWER_TIMEOUT: self._answer_timeout}
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+
+    def register(self, kind: str, handler: Handler) -> None:
+        """Run ``handler`` for deadlines of ``kind`` (replaces an earlier handler)."""
+        self.handlers[kind] = handler
+
+    async def schedule(self, deadline: Deadline) -> None:
+        """Store a deadline (replacing one with the same room, kind and key)."""
+        await self.store.schedule(deadline)
+
+    async def cancel(self, room: str, kind: str, key: str = "") -> None:
+        """Remove a deadline if it is still pending."""
+        await self.store.cancel(room, kind, key)
+
+    async def sweep_once(self, now: float | None = None) -> int:
+        """Claim and run every deadline due at ``now`` (default: the clock).
+
+        Returns:
+            How many deadlines were run.
+        """
+        now = time.time() if now is None else now
+        claims = await self.store.claim_due(now, now + self.settings.deadline_lease_seconds)
+        for claim in claims:
+            handler = self.handlers.get(claim.deadline.kind)
+            try:
+                if handler is None:
+                    log.warning("no handler for deadline kind %r", claim.deadline.kind)
+                else:
+                    await handler(claim.deadline)
+            except Exception:
+                log.exception("deadline %s failed", claim.deadline.member)
+            await self.store.complete(claim)
+        return len(claims)
+
+    async def run(self) -> None:
+        """Sweep until :meth:`stop` (or cancellation)."""
+        while not self._stopping.is_set():
+            try:
+                await self.sweep_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sweep failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._stopping.wait(), self.settings.sweep_interval_seconds
+                )
+
+    def start(self) -> None:
+        """Start :meth:`run` as a background task."""
+        self._task = asyncio.create_task(self.run(), name="deadline-sweeper")
+
+    async def stop(self) -> None:
+        """Stop the background task (let the sweep in progress finish, up to 2 s).
+
+        (Not a bare ``cancel()``: a cancellation that lands inside a Redis call can be
+        swallowed by the client library, which would leave the task running.)
+        """
+        self._stopping.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+            except Exception:
+                log.exception("sweeper ended with an error")
+            self._task = None
+
+    async def _answer_timeout(self, deadline: Deadline) -> None:
+        """The answer window ran out: apply ``answer_timeout`` if that same announcement is
+        still waiting for answers (RULES.md §5.2)."""
+        marker = deadline.payload.get("marker")
+
+        def still_due(record: RoomRecord) -> bool:
+            return marker is not None and answer_marker(record) == marker
+
+        await self.service.apply_system(deadline.room, {"type": "answer_timeout"}, still_due)

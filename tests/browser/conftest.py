@@ -1,0 +1,125 @@
+"""Fixtures of the browser tests: the app under a real uvicorn on a loopback port (rooms in
+this process), and Debian's Chromium driven headless by Playwright (sync API).
+
+Chromium comes from the ``chromium`` Debian package (``/usr/bin/chromium``; ``.ci/run``
+installs it); Playwright never downloads a browser here. The tests are marked
+``@pytest.mark.browser`` and are skipped when that Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from server.app import create_app
+from server.settings import Settings
+
+CHROMIUM = os.environ.get("CRIBBAGE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"viewport": {"width": 1280, "height": 860}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}
+
+
+class LiveServer:
+    """The app under uvicorn in a background thread, on a free loopback port."""
+
+    def __init__(self, settings: Settings) -> None:
+        config = uvicorn.Config(
+            create_app(settings),
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            ws_per_message_deflate=False,
+            lifespan="on",
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.port = 0
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        end = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > end or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture
+def live_server() -> Iterator[LiveServer]:
+    """A fresh server (in-process store); computer players act without a pause."""
+    server = LiveServer(Settings(bot_delay_seconds=0)).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium (one per test module; closed before other tests run)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """``new_page(phone=False)``: a page in its own browser context (its own localStorage,
+    so each is an independent person). Page errors and console errors fail the test."""
+    contexts: list[Any] = []
+    problems: list[str] = []
+
+    def make(phone: bool = False) -> Any:
+        context = browser.new_context(**(PHONE if phone else DESKTOP))
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+                if m.type == "error" else None)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert not problems, problems
+
+
+@pytest.fixture
+def screenshot_dir(tmp_path: Path) -> Path:
+    """Where screenshots go: ``$CRIBBAGE_SCREENSHOT_DIR`` (e.g. ``docs/screenshots`` to
+    refresh the README's pictures) or the test's temporary directory."""
+    target = os.environ.get("CRIBBAGE_SCREENSHOT_DIR")
+    path = Path(target) if target else tmp_path
+    path.mkdir(parents=True, exist_ok=True)
+    return path

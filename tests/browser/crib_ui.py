@@ -1,0 +1,237 @@
+"""Driving the web client like a person: create a table, sit, pick cards, play.
+
+(Imported by the browser tests as ``crib_ui``; pytest puts this directory on ``sys.path``.)
+Every decision is made from what the page shows: the cards in the hand, which card buttons
+are enabled. The page's root carries ``data-*`` attributes (phase, status, version, seat)
+that only help the test wait for the next change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import engine
+
+ALL_CARDS = [r + s for r in "A23456789TJQK" for s in "CDHS"]
+
+
+def watch_frames(page: Any) -> list[dict[str, Any]]:
+    """Record every JSON frame the page receives on its WebSockets (to check for rejects)."""
+    frames: list[dict[str, Any]] = []
+
+    def on_ws(ws: Any) -> None:
+        def on_frame(payload: Any) -> None:
+            try:
+                frames.append(json.loads(payload))
+            except (TypeError, ValueError):
+                pass
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_ws)
+    return frames
+
+
+def create_table(page: Any, base: str, name: str, *, players: str = "2", target: str = "121",
+                 muggins: bool = False, lowball: bool = False, backup10: bool = False,
+                 seats: dict[int, str] | None = None) -> str:
+    """Fill the start page and create a table; the creator lands on /r/<room> in seat 1.
+    Returns the share link shown on the page."""
+    page.goto(base + "/")
+    page.fill("#your-name", name)
+    page.check(f"input[name=layout][value='{players}']")
+    page.check(f"input[name=target][value='{target}']")
+    for key, on in (("muggins", muggins), ("lowball", lowball), ("backup10", backup10)):
+        page.set_checked(f"input[name={key}]", on)
+    for seat, choice in (seats or {}).items():
+        page.select_option(f"#seat-{seat}", choice)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/r/**")
+    page.wait_for_selector("#share-link")
+    return page.input_value("#share-link")
+
+
+def sit(page: Any, link: str, name: str, seat: int) -> None:
+    """Open a share link, type a name and take ``seat``."""
+    page.goto(link)
+    page.fill("#lobby-name", name)
+    page.click(f"button[data-seat='{seat}']")
+    page.wait_for_selector("#table[data-conn=open]")
+
+
+def table(page: Any) -> dict[str, str]:
+    """The table's data attributes (phase, status, version, seat, turn, game, deal)."""
+    return page.eval_on_selector(
+        "#table", "el => Object.fromEntries(Object.entries(el.dataset))")
+
+
+def hand(page: Any) -> list[str]:
+    """The cards in the hand, as shown."""
+    return page.eval_on_selector_all(".hand .card", "els => els.map(e => e.dataset.card)")
+
+
+def wait_for_change(page: Any, version: str, timeout: float = 10.0) -> None:
+    """Wait until the room version shown by the page moves past ``version``."""
+    page.wait_for_function(
+        "v => { const t = document.querySelector('#table');"
+        " return t && t.dataset.version !== v; }",
+        arg=version, timeout=timeout * 1000)
+
+
+def first_two(cards: list[str]) -> list[str]:
+    """A simple discard: the first two cards shown."""
+    return cards[:2]
+
+
+def weakest_hand_discard(cards: list[str]) -> list[str]:
+    """The discard that leaves the hand with the lowest average count over the starters
+    this player cannot rule out — a person playing for zero hands (Back-up 10 test)."""
+    best, best_avg = None, None
+    unseen = [c for c in ALL_CARDS if c not in cards]
+    for away in itertools.combinations(cards, 2):
+        kept = [c for c in cards if c not in away]
+        avg = sum(engine.score_hand(kept, s).total for s in unseen) / len(unseen)
+        if best_avg is None or avg < best_avg:
+            best, best_avg = list(away), avg
+    assert best is not None
+    return best
+
+
+def act_once(page: Any, choose_discard: Callable[[list[str]], list[str]] = first_two, *,
+             muggins: bool = False, undercount: bool = False) -> bool:
+    """Do this person's next move if there is one: discard (pick the cards, then "lay
+    away"), play the first card the page lets them play, or (``muggins``) announce and
+    answer in the show. Returns whether it acted."""
+    state = table(page)
+    if state["phase"] == "discard" and page.locator("#send-crib").count():
+        cards = hand(page)
+        for card in choose_discard(cards):
+            page.click(f".hand button.card[data-card='{card}']")
+        page.click("#send-crib")
+        wait_for_change(page, state["version"])
+        return True
+    if state["phase"] == "play" and state["turn"] == state["seat"]:
+        playable = page.locator(".hand button.card:not([disabled])")
+        if playable.count():
+            card = playable.first.get_attribute("data-card")
+            # Only legal cards are enabled: the count stays at 31 or under.
+            count = int(page.inner_text("#count"))
+            assert count + engine.Card.parse(card).value <= 31
+            playable.first.click()
+            wait_for_change(page, state["version"])
+            return True
+    if state["phase"] == "show" and muggins:
+        return muggins_step(page, state, undercount=undercount)
+    return False
+
+
+def muggins_step(page: Any, state: dict[str, str], *, undercount: bool) -> bool:
+    """Under Muggins: announce the count of the pending hand you own (its true count, or
+    one less with ``undercount``), or answer an opponent's announcement with the right call.
+    The true count is worked out from the cards the page shows."""
+    pending = page.locator(".pending-cards")
+    if not pending.count():
+        return False
+    cards = pending.get_attribute("data-cards").split()
+    starter = pending.get_attribute("data-starter")
+    crib = pending.get_attribute("data-kind") == "crib"
+    true = engine.score_hand(cards, starter, crib=crib).total
+    if page.locator("#announce").count():
+        page.fill("#announce", str(max(0, true - 1) if undercount else true))
+        page.click("#announce-send")
+        wait_for_change(page, state["version"])
+        return True
+    if page.locator("#answer-accept").count():
+        announced = int(page.get_attribute(".muggins", "data-announced"))
+        call = "muggins" if announced < true else "overcount" if announced > true else "accept"
+        page.click(f"#answer-{call}")
+        wait_for_change(page, state["version"])
+        return True
+    return False
+
+
+def play_until_game_over(pages: list[Any], *, timeout: float = 90.0,
+                         choose_discard: Callable[[list[str]], list[str]] = first_two,
+                         on_step: Callable[[], None] | None = None) -> None:
+    """Let every page act in turn until each shows game over."""
+    end = time.monotonic() + timeout
+    while True:
+        if all(table(p)["status"] == "game_over" for p in pages):
+            return
+        acted = False
+        for p in pages:
+            acted = act_once(p, choose_discard) or acted
+        if on_step:
+            on_step()
+        if not acted:
+            time.sleep(0.05)
+        assert time.monotonic() < end, "the game did not end in time"
+
+
+def rejects(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rejected actions and errors among received frames."""
+    return [f for f in frames if f.get("type") in ("reject", "error")]
+
+
+def legal_from_view(view: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The actions a seat may take, worked out from its view alone (no Muggins)."""
+    if not view or view["seat"] is None:
+        return []
+    seat, phase = view["seat"], view["phase"]
+    if phase == "discard" and not view["discarded"][seat]:
+        need = 2 if view["players"] == 2 else 1
+        return [{"type": "discard", "cards": list(c)}
+                for c in itertools.combinations(view["hand"], need)]
+    if phase == "play" and view["turn"] == seat:
+        return [{"type": "play", "card": c} for c in view["hand"]
+                if view["count"] + engine.Card.parse(c).value <= 31]
+    return []
+
+
+class ExternalComputer:
+    """A computer player (``engine.computer.decide``, from its view only) that sits at a seat
+    as an ordinary client over /ws — what ``cribbage-bot`` does (issue 4). Used when the
+    server cannot seat computers itself yet."""
+
+    def __init__(self, ws_url: str, room: str, seat: int, level: str = "standard") -> None:
+        self.ws_url, self.room, self.seat, self.level = ws_url, room, seat, level
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
+        self.error: BaseException | None = None
+
+    def start(self) -> ExternalComputer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    async def _run(self) -> None:
+        from engine.computer import decide
+        from protocol.client import Client
+
+        try:
+            client = await Client.connect(self.ws_url, name="Computer", record=False)
+            await client.join(self.room, self.seat)
+            n = 0
+            while not self._stop.is_set():
+                version = client.version
+                action = decide(client.view, legal_from_view(client.view), self.level, seed=n) \
+                    if client.view else None
+                if action:
+                    n += 1
+                    await client.act(action)
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await client.wait_until(lambda c, v=version: c.version != v, timeout=0.3)
+            await client.close()
+        except BaseException as exc:  # reported by the test
+            self.error = exc

@@ -1,0 +1,130 @@
+"""Codecs: every message round-trips in both encodings; bad input gets stable codes."""
+
+from __future__ import annotations
+
+import json
+
+import msgpack
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from protocol.codec import (
+    JSON_SUBPROTOCOL,
+    MSGPACK_SUBPROTOCOL,
+    ProtocolError,
+    decode_client,
+    decode_server,
+    encode,
+    encoding_for_subprotocol,
+)
+from protocol.messages import CLIENT_ADAPTER, CLIENT_TYPES, SERVER_ADAPTER
+
+CLIENT_EXAMPLES = [
+    {"type": "hello", "name": "Ann"},
+    {"type": "hello", "name": "Ann", "token": "Qm9vbGVhbl9hbmRfc3R1ZmY"},
+    {"type": "create_room", "options": {"players": 4, "partnerships": True, "muggins": True}},
+    {"type": "join", "room": "k3JfQ9xa2B", "seat": 1},
+    {"type": "join", "room": "k3JfQ9xa2B", "seat": None},
+    {"type": "act", "action_id": "a-1", "action": {"type": "discard", "cards": ["5H", "TD"]}},
+    {"type": "act", "action_id": "a-2", "action": {"type": "play", "card": "5H"}},
+    {"type": "act", "action_id": "a-3", "action": {"type": "announce", "points": 12}},
+    {"type": "act", "action_id": "a-4", "action": {"type": "answer", "call": "muggins"}},
+    {"type": "act", "action_id": "a-5", "action": {"type": "rematch"}},
+    {"type": "resync"},
+    {"type": "leave"},
+    {"type": "ping", "nonce": 7},
+    {"type": "ping", "nonce": "abc"},
+]
+
+SERVER_EXAMPLES = [
+    {"type": "welcome", "protocol": "cribbage.v1", "encoding": "json",
+     "player_token": "Qm9vbGVhbl9hbmRfc3R1ZmY", "name": "Ann", "server": "x",
+     "max_frame_bytes": 16384},
+    {"type": "update", "room": "k3JfQ9xa2B", "version": 4, "status": "playing",
+     "events": [{"type": "play", "seat": 0, "card": "5H", "count": 5, "pile": []}],
+     "patch": [{"op": "replace", "path": "/count", "value": 5}], "seats": None},
+    {"type": "ack", "action_id": "a-1", "version": 4, "duplicate": False},
+    {"type": "reject", "action_id": "a-1", "code": "not_your_turn", "message": "..."},
+    {"type": "error", "code": "bad_frame", "message": "...", "ref": None},
+    {"type": "pong", "nonce": 7, "time": 1.5},
+]
+
+
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+@pytest.mark.parametrize("message", CLIENT_EXAMPLES, ids=lambda m: m["type"])
+def test_client_round_trip(message, encoding):
+    model = decode_client(encode(message, encoding), encoding)
+    assert model.type == message["type"]
+    again = decode_client(encode(model, encoding), encoding)
+    assert again == model
+
+
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+@pytest.mark.parametrize("message", SERVER_EXAMPLES, ids=lambda m: m["type"])
+def test_server_round_trip(message, encoding):
+    frame = encode(message, encoding)
+    assert isinstance(frame, str if encoding == "json" else bytes)
+    model = decode_server(frame, encoding)
+    assert model.model_dump(mode="json") == SERVER_ADAPTER.validate_python(message).model_dump(
+        mode="json"
+    )
+
+
+def test_every_client_type_has_an_example():
+    assert {m["type"] for m in CLIENT_EXAMPLES} == CLIENT_TYPES
+
+
+def test_subprotocols():
+    assert encoding_for_subprotocol(JSON_SUBPROTOCOL) == "json"
+    assert encoding_for_subprotocol(MSGPACK_SUBPROTOCOL) == "msgpack"
+    assert encoding_for_subprotocol(None) == "json"
+
+
+@pytest.mark.parametrize(
+    "frame,encoding,code",
+    [
+        ("nope", "json", "bad_frame"),
+        (b"{}", "json", "bad_frame"),
+        ("[]", "json", "bad_frame"),
+        ("{}", "json", "bad_message"),
+        ('{"type": "hello"}', "json", "bad_message"),
+        ('{"type": "hello", "name": "a", "token": "short"}', "json", "bad_message"),
+        ('{"type": "act", "action_id": "has space", "action": {"type": "rematch"}}', "json",
+         "bad_message"),
+        ("{}", "msgpack", "bad_frame"),
+        (b"\xc1", "msgpack", "bad_frame"),
+        (msgpack.packb([1]), "msgpack", "bad_frame"),
+        (msgpack.packb({"type": "leave", "x": 1}), "msgpack", "bad_message"),
+        ("x" * 20000, "json", "frame_too_large"),
+    ],
+)
+def test_bad_frames(frame, encoding, code):
+    with pytest.raises(ProtocolError) as err:
+        decode_client(frame, encoding)
+    assert err.value.code == code
+
+
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner,
+                                                                max_size=4),
+    max_leaves=20,
+))
+def test_arbitrary_data_never_escapes_protocol_error(value):
+    for encoding, frame in (("json", json.dumps(value)), ("msgpack", msgpack.packb(value))):
+        try:
+            model = decode_client(frame, encoding)
+        except ProtocolError as exc:
+            assert exc.code in ("bad_frame", "bad_message")
+        else:
+            assert CLIENT_ADAPTER.validate_python(model.model_dump()) == model
+
+
+@given(st.binary(max_size=64))
+def test_arbitrary_bytes_never_escape_protocol_error(data):
+    for encoding, frame in (("msgpack", data), ("json", data.decode("latin-1"))):
+        try:
+            decode_client(frame, encoding)
+        except ProtocolError as exc:
+            assert exc.code in ("bad_frame", "bad_message")
