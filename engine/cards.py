@@ -7,8 +7,8 @@ A :class:`Card` is an immutable value with a rank (1 = ace .. 13 = king) and a s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 RANK_CHARS = "A23456789TJQK"
 """Rank characters in rank order; index + 1 is the rank."""

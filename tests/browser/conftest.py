@@ -31,6 +31,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+LOCAL_PREFIXES = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:")
 DESKTOP = {"viewport": {"width": 1280, "height": 860}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
@@ -95,7 +96,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def new_page(browser: Any) -> Iterator[Any]:
     """``new_page(phone=False)``: a page in its own browser context (its own localStorage,
-    so each is an independent person). Page errors and console errors fail the test."""
+    so each is an independent person). Page errors, console errors and any request that
+    leaves the loopback server (a CDN, a web font) fail the test."""
     contexts: list[Any] = []
     problems: list[str] = []
 
@@ -107,6 +109,8 @@ def new_page(browser: Any) -> Iterator[Any]:
         page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
         page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
                 if m.type == "error" else None)
+        page.on("request", lambda r: None if r.url.startswith(LOCAL_PREFIXES)
+                else problems.append(f"external request: {r.url}"))
         return page
 
     yield make

@@ -55,6 +55,7 @@ def test_two_people_play_a_whole_game(live_server: Any, new_page: Any,
                 continue
             if page.locator(".pile li").count() >= 2:
                 # The phone picture is one screenful: what a player sees while playing.
+                page.evaluate("window.scrollTo(0, 0)")
                 page.screenshot(path=str(screenshot_dir / name), full_page=page is anna)
                 shots[name] = True
 

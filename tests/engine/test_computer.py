@@ -379,7 +379,9 @@ def test_lowball_discards_for_the_fewest_points() -> None:
 
 
 def test_discard_is_fast() -> None:
-    """Issue 4: a discard in well under 100 ms (bench/bots.py measures the real figures)."""
+    """Issue 4: a discard in well under 100 ms (bench/bots.py measures the real figures).
+
+    Measured in the thread's CPU time, so a busy machine cannot make it flaky."""
     import time
 
     hand = ["5H", "5D", "JC", "QS", "2C", "8D"]
@@ -390,9 +392,9 @@ def test_discard_is_fast() -> None:
     worst = 0.0
     for _ in range(50):
         hand = rng.sample(deck, 6)
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         decide(discard_view(hand), discards(hand), "standard")
-        worst = max(worst, time.perf_counter() - t0)
+        worst = max(worst, time.thread_time() - t0)
     assert worst < 0.1
 
 

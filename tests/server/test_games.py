@@ -34,6 +34,7 @@ async def test_whole_game(server, options, encoding):
     try:
         await play_game(players, seed=len(options), muggins_calls=options.get("muggins", False))
         everyone = players + [watcher]
+        await watcher.wait_until(lambda c: c.status == "game_over")
         for c in everyone:
             assert not c.problems, c.problems
             assert c.status == "game_over"
@@ -80,6 +81,7 @@ async def test_backup10_zero_hand_reaches_every_seat(make_server, encoding):
     )
     try:
         await play_game(players, seed=3)
+        await watcher.wait_until(lambda c: c.status == "game_over")
         everyone = players + [watcher]
         first = []
         for c in everyone:
@@ -107,6 +109,7 @@ async def test_rematch_same_room_same_seats(server):
         for c in players + [watcher]:
             await c.wait_until(lambda c: c.status == "playing" and c.view["games_played"] == 1)
         await play_game(players, seed=6)
+        await watcher.wait_until(lambda c: c.status == "game_over" and c.view["games_played"] == 1)
         for c in players + [watcher]:
             assert not c.problems
             assert len(events_of(c, "game_over")) == 2

@@ -18,6 +18,7 @@ async def test_two_processes_one_room(process_servers):
     )
     try:
         await play_game(players, seed=11, muggins_calls=True)
+        await watcher.wait_until(lambda c: c.status == "game_over")
         for c in players + [watcher]:
             assert not c.problems, c.problems
             audit_frames(c, players)
@@ -45,6 +46,7 @@ async def test_two_processes_json_two_players(process_servers):
     )
     try:
         await play_game(players, seed=12)
+        await watcher.wait_until(lambda c: c.status == "game_over")
         for c in players + [watcher]:
             assert not c.problems
             audit_frames(c, players)

@@ -44,6 +44,7 @@ async def test_disconnect_mid_deal_and_resume(server):
         await a.wait_until(lambda c: c.seats[1]["connected"])
         # ... and the game continues to the end.
         await play_game(players, seed=9)
+        await watcher.wait_until(lambda c: c.status == "game_over")
         for c in players + [watcher]:
             assert not c.problems, c.problems
             audit_frames(c, players)
@@ -130,6 +131,7 @@ async def test_whole_game_in_process_store(make_server):
     )
     try:
         await play_game(players, seed=4, muggins_calls=True)
+        await watcher.wait_until(lambda c: c.status == "game_over")
         for c in players + [watcher]:
             assert not c.problems
             audit_frames(c, players)

@@ -56,8 +56,8 @@ export function replaceKeepingFocus(root, children) {
       // The focused control went away (e.g. the card just played): keep focus in the
       // same region so keyboard users are not thrown back to the top of the page.
       const region = active.closest?.("[data-focus-region]")?.getAttribute("data-focus-region");
-      const fallback = region && root.querySelector(
-        `[data-focus-region="${CSS.escape(region)}"] button:not([disabled])`);
+      const area = region && root.querySelector(`[data-focus-region="${CSS.escape(region)}"]`);
+      const fallback = area && (area.querySelector("button:not([disabled])") || area);
       if (fallback) fallback.focus({ preventScroll: true });
     }
   }

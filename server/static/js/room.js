@@ -58,7 +58,7 @@ export function roomPage(root, roomId) {
       seat,
       seatToken,
       onmessage,
-      onstatus: (s) => { state.connStatus = s; render(); },
+      onstatus: (s) => { state.connStatus = s; state.inFlight = null; render(); },
     });
     state.conn.connect();
     stopLobbyPolling();
@@ -79,7 +79,11 @@ export function roomPage(root, roomId) {
       case "presence":
         onPresence(msg);
         break;
+      case "ack":
+        if (state.inFlight?.id === msg.action_id) state.inFlight = null;
+        break;
       case "reject":
+        if (state.inFlight?.id === msg.action_id) state.inFlight = null;
         state.message = { kind: "error", text: `Not allowed: ${msg.message}` };
         break;
       case "error":
@@ -171,6 +175,11 @@ export function roomPage(root, roomId) {
       showLobby();
       return;
     }
+    if (msg.ref === "set_computer" || (msg.message || "").includes("'set_computer'")) {
+      state.message = { kind: "error", text: `Could not give the seat to a computer: ${
+        msg.code === "bad_message" ? "this server cannot seat computer players yet." : msg.message}` };
+      return;
+    }
     if (msg.ref === "hint") {
       state.hint = { kind: "unavailable", text: msg.code === "hints_disabled" ? "Hints are off at this table." : "No hint available right now." };
       return;
@@ -199,8 +208,12 @@ export function roomPage(root, roomId) {
   }
 
   function act(action) {
+    // One action at a time: a double click must not send the same card twice.
+    if (state.inFlight && Date.now() - state.inFlight.at < 5000) return;
     state.message = null;
-    if (!state.conn?.act(action)) {
+    const id = state.conn?.act(action);
+    if (id) state.inFlight = { id, at: Date.now() };
+    else {
       state.message = { kind: "error", text: "Not connected — reconnecting…" };
       render();
     }
@@ -276,6 +289,7 @@ export function roomPage(root, roomId) {
     const log = root.querySelector(".log");
     const atBottom = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
     replaceKeepingFocus(root, page);
+    document.title = pageTitle();
     // Keep the play-by-play scrolled to the newest line, unless the reader scrolled up.
     const newLog = root.querySelector(".log");
     if (newLog && atBottom) newLog.scrollTop = newLog.scrollHeight;
@@ -283,6 +297,14 @@ export function roomPage(root, roomId) {
     const ticking = state.answerDeadline && state.answerDeadline > Date.now();
     if (ticking && !tickTimer) tickTimer = setInterval(render, 1000);
     if (!ticking && tickTimer) { clearInterval(tickTimer); tickTimer = null; }
+  }
+
+  /** The tab's title says when it is this player's move, for people in another tab. */
+  function pageTitle() {
+    const v = state.view;
+    if (state.mode === "table" && v && state.seat !== null && myMove(v)) return "Your move — Cribbage";
+    if (v?.phase === "game_over") return "Game over — Cribbage";
+    return "Cribbage";
   }
 
   function missingPage() {
@@ -422,7 +444,8 @@ export function roomPage(root, roomId) {
       shareBox(),
       messageEl(),
       h("ul", { class: "seat-list" }, state.seats.map((seat) => h("li", { "data-seat": seat.seat },
-        h("span", { class: "seat-label" }, `Seat ${seat.seat + 1}`),
+        h("span", { class: "seat-label" }, `Seat ${seat.seat + 1}`,
+          state.options.partnerships ? ` · team ${seat.seat % 2 ? "B" : "A"}` : ""),
         seat.taken || seat.kind === "computer"
           ? h("span", {}, seat.seat === state.seat ? `${seat.name} (you)` : seat.name || "Computer",
             seat.kind === "computer" ? " (computer)" : "", presenceDot(seat))
@@ -588,7 +611,7 @@ export function roomPage(root, roomId) {
     return h("div", { class: "my-area" },
       h("h2", { class: "sr-only" }, "Your hand"),
       h("div", { class: ["hand", v.phase === "play" && v.turn === me && "my-turn"], "data-focus-region": "hand",
-        role: "group", "aria-label": "Your hand" }, cards),
+        "data-key": "hand", tabindex: "-1", role: "group", "aria-label": "Your hand" }, cards),
       crib,
       mugginsControls(v, names),
       actions.length ? h("div", { class: "actions" }, actions) : null,
