@@ -18,12 +18,14 @@ ALREADY_ANSWERED = "already_answered"
 NOTHING_TO_ANSWER = "nothing_to_answer"
 GAME_OVER = "game_over"
 SYSTEM_ONLY = "system_only"
+STALE_ANSWER = "stale_answer"
 
 CODES = frozenset(
     {
         WRONG_PHASE, NOT_YOUR_TURN, ALREADY_DISCARDED, WRONG_DISCARD_COUNT, CARD_NOT_IN_HAND,
         COUNT_OVER_31, BAD_CARD, BAD_ACTION, BAD_SEAT, BAD_POINTS, ALREADY_ANNOUNCED,
         NOT_AN_OPPONENT, ALREADY_ANSWERED, NOTHING_TO_ANSWER, GAME_OVER, SYSTEM_ONLY,
+        STALE_ANSWER,
     }
 )
 """Every code :class:`RulesError` may carry."""

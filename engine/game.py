@@ -171,8 +171,8 @@ def legal_actions(state: GameState, seat: int | None) -> list[dict]:
 
     Discard: every combination of the deal's size; play: every card that fits under 31 on
     the seat's turn; show: ``announce`` 0..29 for the owner, the three calls for each
-    opponent still to answer, ``answer_timeout`` for the system while answers are awaited;
-    game over: ``rematch`` for every seat.
+    opponent still to answer (each carrying the announcement's ``ref``), ``answer_timeout``
+    for the system while answers are awaited; game over: ``rematch`` for every seat.
     """
     phase = state.phase
     if seat is None:
@@ -195,7 +195,10 @@ def legal_actions(state: GameState, seat: int | None) -> list[dict]:
                 return [{"type": "announce", "points": p} for p in range(30)]
             return []
         if seat in pending["awaiting"]:
-            return [{"type": "answer", "call": c} for c in CALLS]
+            ref = pending.get("ref")
+            if ref is None:  # a state stored before answers carried a ref
+                return [{"type": "answer", "call": c} for c in CALLS]
+            return [{"type": "answer", "call": c, "ref": ref} for c in CALLS]
         return []
     if phase == "game_over":
         return [{"type": "rematch"}]

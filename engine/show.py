@@ -16,6 +16,7 @@ from .errors import (
     NOT_AN_OPPONENT,
     NOT_YOUR_TURN,
     NOTHING_TO_ANSWER,
+    STALE_ANSWER,
     WRONG_PHASE,
     RulesError,
 )
@@ -109,7 +110,19 @@ def _next_step(state: GameState, events: list) -> None:
     state.show_pending = {
         "seat": step["seat"], "kind": step["kind"], "cards": _cards(state, step),
         "announced": None, "answers": {}, "awaiting": [],
+        "ref": announcement_ref(state),
     }
+
+
+def announcement_ref(state: GameState) -> int:
+    """The identity of the show step about to be pending: ``10 * deal_number + i``, where
+    ``i`` is the step's place in this deal's show (0 = the first hand, the crib last).
+
+    Unique within a game; an ``answer`` may carry it as ``ref`` so that an answer meant for
+    an announcement already settled is refused (``stale_answer``) instead of landing on the
+    next one.
+    """
+    return 10 * state.deal_number + len(state.show_counted)
 
 
 def opponents(state: GameState, owner: int) -> list[int]:
@@ -152,11 +165,26 @@ def answer(state: GameState, seat: int, action: dict, events: list) -> None:
     ``overcount`` (RULES.md §5.2). The first ``muggins`` or ``overcount``, or the last
     ``accept``, settles the step.
 
+    An answer may carry ``"ref"``: the ``ref`` of the pending announcement it answers
+    (``view["show"]["pending"]["ref"]``). When it names another announcement (or none is
+    pending any more), the answer is stale: it was meant for an announcement already
+    settled, and is refused instead of landing on the next one.
+
     Raises:
-        RulesError: ``wrong_phase``, ``nothing_to_answer`` (not yet announced),
-            ``not_an_opponent`` (the owner or a partner), ``already_answered``,
-            ``bad_action`` (an unknown call).
+        RulesError: ``stale_answer`` (``ref`` given and not the pending announcement's),
+            ``bad_action`` (``ref`` not a whole number, or an unknown call),
+            ``wrong_phase``, ``nothing_to_answer`` (not yet announced),
+            ``not_an_opponent`` (the owner or a partner), ``already_answered``.
     """
+    ref = action.get("ref")
+    if ref is not None:
+        if not isinstance(ref, int) or isinstance(ref, bool):
+            raise RulesError(BAD_ACTION, f"ref must be a whole number, not {ref!r}")
+        current = state.show_pending if state.phase == "show" else None
+        if current is None or current.get("ref") != ref:
+            raise RulesError(
+                STALE_ANSWER, f"announcement {ref} is no longer waiting for answers"
+            )
     pending = _need_show(state, "answer")
     if pending["announced"] is None:
         raise RulesError(NOTHING_TO_ANSWER, "the count has not been announced yet")

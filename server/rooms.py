@@ -17,21 +17,28 @@ import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import engine
 
+from . import room_settings
+from .deadline_plan import ANSWER_TIMEOUT, COMPUTER_TURN, answer_marker_of, plan
 from .settings import Settings
-from .store.base import Commit, Deadline, RoomRecord, RoomStore, SeatRecord
+from .store.base import Commit, CommitResult, RoomRecord, RoomStore, SeatRecord
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 20
 """Commits tried per change before giving up with ``busy`` (conflicts are rare and short)."""
 
-ANSWER_TIMEOUT = "answer_timeout"
-"""Deadline kind: the Muggins answer window of a room ran out (RULES.md §5.2)."""
+LEVELS = ("easy", "standard")
+"""Computer levels (``engine.computer.decide``)."""
+
+__all__ = [
+    "ANSWER_TIMEOUT", "COMPUTER", "COMPUTER_TURN", "LEVELS", "ActResult", "JoinResult",
+    "RoomError", "RoomService", "answer_marker",
+]
 
 GameFactory = Callable[[engine.GameOptions, str], tuple[engine.GameState, list[dict]]]
 """Starts a game from options and a seed (default ``engine.new_game``; tests stack decks)."""
@@ -39,13 +46,34 @@ GameFactory = Callable[[engine.GameOptions, str], tuple[engine.GameState, list[d
 CommitHook = Callable[[RoomRecord, list[dict]], Awaitable[None]]
 """Called after each accepted change with the new record and its (full) events."""
 
+DeadlineListener = Callable[[float], None]
+"""Told the earliest due time (Unix seconds) of the deadlines a commit of this process
+stored (the local sweeper uses it to wake up in time)."""
+
+
+class ComputerCredential:
+    """The credential the server's computer players act with (:data:`COMPUTER`).
+
+    It authorises an action for a seat only while the fresh room record says the server's
+    computer plays that seat (a computer seat, or a stand-in for an absent human); it is
+    never sent anywhere.
+    """
+
+    def __repr__(self) -> str:
+        return "COMPUTER"
+
+
+COMPUTER = ComputerCredential()
+"""Pass as ``token`` to :meth:`RoomService.act` for a computer-played seat."""
+
 
 class RoomError(Exception):
     """A request the room service refuses; nothing changed.
 
     Attributes:
         code: ``room_not_found``, ``bad_seat``, ``seat_taken``, ``bad_token``,
-            ``not_started``, ``bad_options``, ``busy``.
+            ``not_started``, ``bad_options``, ``busy``; ``conflict`` only from
+            :meth:`RoomService.act` with ``expected_version`` (the room moved on).
         message: human-readable.
     """
 
@@ -137,7 +165,8 @@ class RoomService:
         self.settings = settings
         self.game_factory = game_factory or (lambda opts, seed: engine.new_game(opts, seed))
         self.seed_factory = seed_factory or new_seed
-        self.commit_hooks: list[CommitHook] = [self._schedule_answer_window]
+        self.commit_hooks: list[CommitHook] = []
+        self.deadline_listeners: list[DeadlineListener] = []
         self._cache: dict[str, RoomRecord] = {}
 
     # -- cache of records of rooms this process follows ---------------------------------
@@ -152,22 +181,38 @@ class RoomService:
         self._cache.pop(room_id, None)
 
     # -- rooms -------------------------------------------------------------------------
-    async def create_room(self, options: dict[str, Any]) -> tuple[RoomRecord, str]:
-        """Create an empty room.
+    async def create_room(
+        self,
+        options: dict[str, Any],
+        computers: dict[int, str] | None = None,
+        room: dict[str, Any] | None = None,
+    ) -> tuple[RoomRecord, str]:
+        """Create a room, with computer players at some seats.
 
         Args:
             options: engine options as plain data (see ``engine.GameOptions``).
+            computers: seat -> level (``easy`` / ``standard``) of the seats given to
+                computer players now. When they fill every seat the game starts at once.
+            room: room settings (``server.room_settings.resolve``); None for the defaults.
 
         Returns:
-            ``(record, creator_token)``.
+            ``(record, creator_token)``: the record after the computers sat down.
 
         Raises:
-            RoomError: ``bad_options``.
+            RoomError: ``bad_options`` (bad engine options, room settings, computer seat or
+                level), ``busy``.
         """
         try:
             opts = engine.GameOptions.from_dict(dict(options))
+            chosen = room_settings.resolve(room, self.settings)
         except (ValueError, TypeError) as exc:
             raise RoomError("bad_options", str(exc)) from None
+        bots = {int(k): v for k, v in (computers or {}).items()}
+        for seat, level in bots.items():
+            if not 0 <= seat < opts.players:
+                raise RoomError("bad_options", f"no seat {seat} for a computer player")
+            if level not in LEVELS:
+                raise RoomError("bad_options", "computer level must be easy or standard")
         creator = new_token()
         now = time.time()
         for _ in range(10):
@@ -181,10 +226,182 @@ class RoomService:
                 creator_hash=hash_token(creator),
                 created=now,
                 updated=now,
+                settings=chosen,
             )
             if await self.store.create(record):
-                return record, creator
-        raise RoomError("busy", "could not allocate a room id")  # pragma: no cover
+                break
+        else:  # pragma: no cover
+            raise RoomError("busy", "could not allocate a room id")
+        if bots:
+            record = await self._seat_computers(record.id, bots)
+        return record, creator
+
+    def room_settings(self, record: RoomRecord) -> dict[str, Any]:
+        """The room's effective settings (``server.room_settings``)."""
+        return room_settings.of_room(record.settings, self.settings)
+
+    async def set_computer(
+        self, room_id: str, seat: int, level: str, creator_token: str
+    ) -> RoomRecord:
+        """Give an empty seat to a computer player (only the room's creator may).
+
+        Args:
+            room_id: the room.
+            seat: an open seat.
+            level: ``easy`` or ``standard``.
+            creator_token: the ``creator_token`` returned when the room was created.
+
+        Returns:
+            The record after the change (the game starts if that was the last free seat).
+
+        Raises:
+            RoomError: ``room_not_found``, ``bad_token`` (not the creator's token),
+                ``bad_seat``, ``seat_taken``, ``bad_options`` (unknown level), ``busy``.
+        """
+        if level not in LEVELS:
+            raise RoomError("bad_options", "computer level must be easy or standard")
+        record = await self.load(room_id)
+        if not token_matches(creator_token, record.creator_hash):
+            raise RoomError("bad_token", "only the room's creator may seat a computer")
+        return await self._seat_computers(room_id, {seat: level})
+
+    async def _seat_computers(self, room_id: str, bots: dict[int, str]) -> RoomRecord:
+        for attempt in range(MAX_ATTEMPTS):
+            record = await self.load(room_id)
+            seats = list(record.seats)
+            events: list[dict[str, Any]] = []
+            for seat, level in sorted(bots.items()):
+                if not 0 <= seat < len(seats):
+                    raise RoomError("bad_seat", f"seats are 0..{len(seats) - 1}")
+                if seats[seat].taken:
+                    raise RoomError("seat_taken", f"seat {seat} is taken")
+                name = f"Computer ({level})"
+                seats[seat] = SeatRecord(name=name, kind="computer", level=level)
+                events.append({"type": "seat_taken", "seat": seat, "name": name,
+                               "kind": "computer", "level": level})
+            state, start_events = self._maybe_start(record, seats)
+            events.extend(start_events)
+            new = record.evolve(
+                version=record.version + 1, seats=tuple(seats),
+                state=state.to_dict() if state is not None else record.state,
+                updated=time.time(),
+            )
+            result = await self._commit(
+                record, new, state, events, action_key=None,
+                log_entry={"computers": {str(k): v for k, v in bots.items()}, "events": events},
+                seats_changed=True,
+            )
+            if result.status == "ok":
+                return new
+            if result.status == "missing":
+                raise RoomError("room_not_found", f"no room {room_id!r}")
+            await self._backoff(attempt)
+        raise RoomError("busy", "the room is too busy; try again")
+
+    async def set_standin(self, room_id: str, seat: int, active: bool) -> RoomRecord | None:
+        """Start or end a computer's stand-in for a human seat.
+
+        Starting (``active``) needs a human seat of a game in progress that is not already
+        stood in for; ending needs a stood-in seat. The change is a commit with the server
+        event ``{"type": "computer_standin", "seat", "name", "active"}`` (each process turns
+        it into a ``presence`` frame with ``computer_standin``).
+
+        Returns:
+            The new record, or None when there was nothing to change (or no such room).
+
+        Raises:
+            RoomError: ``busy``.
+        """
+        for attempt in range(MAX_ATTEMPTS):
+            record, _ = await self.store.load(room_id)
+            if record is None or not 0 <= seat < len(record.seats):
+                return None
+            info = record.seats[seat]
+            if info.kind != "human" or info.standin == active:
+                return None
+            if active and record.status != "playing":
+                return None
+            new, result = await self._commit_standin(record, seat, active)
+            if result.status == "ok":
+                return new
+            if result.status == "missing":
+                return None
+            await self._backoff(attempt)
+        raise RoomError("busy", "the room is too busy; try again")
+
+    async def _commit_standin(
+        self, record: RoomRecord, seat: int, active: bool
+    ) -> tuple[RoomRecord, CommitResult]:
+        seats = list(record.seats)
+        seats[seat] = replace(seats[seat], standin=active)
+        events = [{"type": "computer_standin", "seat": seat, "name": seats[seat].name,
+                   "active": active}]
+        new = record.evolve(version=record.version + 1, seats=tuple(seats), updated=time.time())
+        state = engine.GameState.from_dict(new.state) if new.state is not None else None
+        clear = () if active else (f"{COMPUTER_TURN}|{seat}",)
+        result = await self._commit(
+            record, new, state, events, action_key=None,
+            log_entry={"seat": seat, "standin": active, "events": events},
+            seats_changed=True, extra_clear=clear,
+        )
+        return new, result
+
+    def _maybe_start(
+        self, record: RoomRecord, seats: list[SeatRecord]
+    ) -> tuple[engine.GameState | None, list[dict[str, Any]]]:
+        """Start the game if ``seats`` are all taken and it has not started."""
+        if record.state is None and all(s.taken for s in seats):
+            game, start_events = self.game_factory(
+                engine.GameOptions.from_dict(record.options), record.seed
+            )
+            return game, list(start_events)
+        return None, []
+
+    async def _commit(
+        self,
+        old: RoomRecord,
+        new: RoomRecord,
+        state: engine.GameState | None,
+        events: list[dict[str, Any]],
+        *,
+        action_key: str | None,
+        log_entry: dict[str, Any],
+        seats_changed: bool = False,
+        extra_clear: tuple[str, ...] = (),
+    ) -> CommitResult:
+        """Commit ``new`` over ``old`` with the deadlines it leaves due (one atomic store
+        operation), then run the commit hooks and tell the deadline listeners."""
+        now = time.time()
+        if state is None and new.state is not None:
+            state = engine.GameState.from_dict(new.state)
+        sets, clear = plan(
+            new, state, events, now=now,
+            answer_window=float(self.room_settings(new)["answer_window"]),
+            bot_delay=self.settings.bot_delay_seconds,
+        )
+        result = await self.store.commit(
+            Commit(
+                record=new,
+                expected_version=old.version,
+                action_key=action_key,
+                log_entry=log_entry,
+                events=events,
+                seats_changed=seats_changed,
+                deadlines=sets,
+                clear=clear + tuple(c for c in extra_clear if c not in clear),
+            )
+        )
+        if result.status == "ok":
+            self.remember(new)
+            if sets:
+                first = min(d.due for d in sets)
+                for listener in self.deadline_listeners:
+                    try:
+                        listener(first)
+                    except Exception:
+                        log.exception("deadline listener failed")
+            await self._after_commit(new, events)
+        return result
 
     async def load(self, room_id: str) -> RoomRecord:
         """The room's current record.
@@ -228,37 +445,36 @@ class RoomService:
                 raise RoomError("bad_seat", f"seats are 0..{len(record.seats) - 1}")
             current = record.seats[seat]
             if current.taken:
-                if token_matches(token, current.token_hash):
-                    return JoinResult(record, seat, True)
-                if token_given:
+                if current.kind == "human" and token_matches(token, current.token_hash):
+                    if not current.standin:
+                        return JoinResult(record, seat, True)
+                    # The owner is back: the computer's stand-in ends.
+                    new, result = await self._commit_standin(record, seat, False)
+                    if result.status == "ok":
+                        return JoinResult(new, seat, True)
+                    if result.status == "missing":
+                        raise RoomError("room_not_found", f"no room {room_id!r}")
+                    await self._backoff(attempt)
+                    continue
+                if token_given and current.kind == "human":
                     raise RoomError("bad_token", f"that token does not hold seat {seat}")
                 raise RoomError("seat_taken", f"seat {seat} is taken by someone else")
             seats = list(record.seats)
             seats[seat] = SeatRecord(name=name, token_hash=hash_token(token), kind="human")
             events: list[dict[str, Any]] = [{"type": "seat_taken", "seat": seat, "name": name}]
-            state = record.state
-            if state is None and all(s.taken for s in seats):
-                game, start_events = self.game_factory(
-                    engine.GameOptions.from_dict(record.options), record.seed
-                )
-                state = game.to_dict()
-                events.extend(start_events)
+            game, start_events = self._maybe_start(record, seats)
+            events.extend(start_events)
             new = record.evolve(
-                version=record.version + 1, seats=tuple(seats), state=state, updated=time.time()
+                version=record.version + 1, seats=tuple(seats),
+                state=game.to_dict() if game is not None else record.state,
+                updated=time.time(),
             )
-            result = await self.store.commit(
-                Commit(
-                    record=new,
-                    expected_version=record.version,
-                    action_key=None,
-                    log_entry={"seat": seat, "join": name, "events": events},
-                    events=events,
-                    seats_changed=True,
-                )
+            result = await self._commit(
+                record, new, game, events, action_key=None,
+                log_entry={"seat": seat, "join": name, "events": events},
+                seats_changed=True,
             )
             if result.status == "ok":
-                self.remember(new)
-                await self._after_commit(new, events)
                 return JoinResult(new, seat, False)
             if result.status == "missing":
                 raise RoomError("room_not_found", f"no room {room_id!r}")
@@ -266,26 +482,39 @@ class RoomService:
         raise RoomError("busy", "the room is too busy; try again")
 
     async def act(
-        self, room_id: str, seat: int, token: str, action_id: str, action: dict[str, Any]
+        self,
+        room_id: str,
+        seat: int,
+        token: str | ComputerCredential,
+        action_id: str,
+        action: dict[str, Any],
+        *,
+        expected_version: int | None = None,
     ) -> ActResult:
         """Apply a seat's action exactly once.
 
         Args:
             room_id: the room.
             seat: the acting seat.
-            token: the seat token (checked against the room's stored hash).
+            token: the seat token (checked against the room's stored hash), or
+                :data:`COMPUTER` for a seat the server's computer plays (checked against the
+                fresh record: a computer seat, or a human seat during a stand-in).
             action_id: client-chosen id; a re-sent id is answered with the first result.
             action: an engine action (plain data).
+            expected_version: apply only to this version of the room: when the room has
+                moved on, raise ``conflict`` instead of re-applying the action to the newer
+                version (a computer decides again from the newer view).
 
         Returns:
             :class:`ActResult`.
 
         Raises:
-            RoomError: ``room_not_found``, ``bad_token``, ``not_started``, ``busy``.
+            RoomError: ``room_not_found``, ``bad_token``, ``not_started``, ``busy``,
+                ``conflict`` (only with ``expected_version``).
             engine.RulesError: the engine refused the action (the room is unchanged).
         """
         key = f"{seat}:{action_id}"
-        record = self._cache.get(room_id)
+        record = self._cache.get(room_id) if expected_version is None else None
         fresh = record is None
         if record is None:
             record, done = await self.store.load(room_id, key)
@@ -296,7 +525,9 @@ class RoomService:
             try:
                 if record is None:
                     raise RoomError("room_not_found", f"no room {room_id!r}")
-                new, events = self._apply_seat(record, seat, token, action)
+                if expected_version is not None and record.version != expected_version:
+                    raise RoomError("conflict", f"the room is at version {record.version}")
+                new, state, events = self._apply_seat(record, seat, token, action)
             except (RoomError, engine.RulesError):
                 if fresh:
                     # Perhaps the refusal is a re-sent action that already went through.
@@ -310,23 +541,18 @@ class RoomService:
                 if done is not None:
                     return ActResult(done, True)
                 continue
-            result = await self.store.commit(
-                Commit(
-                    record=new,
-                    expected_version=record.version,
-                    action_key=key,
-                    log_entry={"seat": seat, "id": action_id, "action": action},
-                    events=events,
-                )
+            result = await self._commit(
+                record, new, state, events, action_key=key,
+                log_entry={"seat": seat, "id": action_id, "action": action},
             )
             if result.status == "ok":
-                self.remember(new)
-                await self._after_commit(new, events)
                 return ActResult(result.version, False, new, events)
             if result.status == "duplicate":
                 return ActResult(result.version, True)
             if result.status == "missing":
                 raise RoomError("room_not_found", f"no room {room_id!r}")
+            if expected_version is not None:
+                raise RoomError("conflict", f"the room is at version {result.version}")
             attempt += 1
             if attempt >= MAX_ATTEMPTS:
                 raise RoomError("busy", "the room is too busy; try again")
@@ -337,11 +563,16 @@ class RoomService:
                 return ActResult(done, True)
 
     def _apply_seat(
-        self, record: RoomRecord, seat: int, token: str, action: dict[str, Any]
-    ) -> tuple[RoomRecord, list[dict]]:
-        if not 0 <= seat < len(record.seats) or not token_matches(
-            token, record.seats[seat].token_hash
-        ):
+        self, record: RoomRecord, seat: int, token: str | ComputerCredential,
+        action: dict[str, Any],
+    ) -> tuple[RoomRecord, engine.GameState, list[dict]]:
+        if not 0 <= seat < len(record.seats):
+            raise RoomError("bad_token", "the token does not hold this seat")
+        info = record.seats[seat]
+        if token is COMPUTER:
+            if not info.automated:
+                raise RoomError("bad_token", "the computer does not play this seat now")
+        elif not isinstance(token, str) or not token_matches(token, info.token_hash):
             raise RoomError("bad_token", "the token does not hold this seat")
         if record.state is None:
             raise RoomError("not_started", "the game starts when every seat is taken")
@@ -350,7 +581,7 @@ class RoomService:
         new = record.evolve(
             version=record.version + 1, state=new_state.to_dict(), updated=time.time()
         )
-        return new, events
+        return new, new_state, events
 
     async def apply_system(
         self,
@@ -387,18 +618,11 @@ class RoomService:
             new = record.evolve(
                 version=record.version + 1, state=new_state.to_dict(), updated=time.time()
             )
-            result = await self.store.commit(
-                Commit(
-                    record=new,
-                    expected_version=record.version,
-                    action_key=None,
-                    log_entry={"seat": None, "action": action},
-                    events=events,
-                )
+            result = await self._commit(
+                record, new, new_state, events, action_key=None,
+                log_entry={"seat": None, "action": action},
             )
             if result.status == "ok":
-                self.remember(new)
-                await self._after_commit(new, events)
                 return result.version
             if result.status == "missing":
                 return None
@@ -417,39 +641,9 @@ class RoomService:
         if attempt:
             await asyncio.sleep(random.uniform(0, 0.002 * min(attempt, 10)))
 
-    # -- Muggins answer window ------------------------------------------------------------
-    async def _schedule_answer_window(self, record: RoomRecord, events: list[dict]) -> None:
-        """After an ``announce`` event, schedule the room's answer window (RULES.md §5.2)."""
-        if not any(e.get("type") == "announce" for e in events) or record.state is None:
-            return
-        marker = answer_marker(record)
-        if marker is None:
-            return
-        await self.store.schedule(
-            Deadline(
-                room=record.id,
-                kind=ANSWER_TIMEOUT,
-                due=time.time() + self.settings.answer_window_seconds,
-                payload={"marker": marker},
-            )
-        )
-
-
 def answer_marker(record: RoomRecord) -> list[Any] | None:
     """Identity of the announcement awaiting answers in a room, or None if there is none:
     ``[games_played, deal_number, owner seat, kind, announced]``."""
     if record.state is None:
         return None
-    pub = engine.view(engine.GameState.from_dict(record.state), None)
-    if pub.get("phase") != "show":
-        return None
-    pending = (pub.get("show") or {}).get("pending")
-    if not pending or pending.get("announced") is None or not pending.get("awaiting"):
-        return None
-    return [
-        pub.get("games_played"),
-        pub.get("deal_number"),
-        pending.get("seat"),
-        pending.get("kind"),
-        pending.get("announced"),
-    ]
+    return answer_marker_of(engine.GameState.from_dict(record.state))

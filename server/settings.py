@@ -26,6 +26,10 @@ class Settings(BaseSettings):
         15.0, gt=0, description="Muggins: time opponents have to answer an announcement"
     )
     bot_delay_seconds: float = Field(0.8, ge=0, description="pause before a computer seat acts")
+    takeover_grace_seconds: float = Field(
+        60.0, gt=0, description="default time a human seat may stay disconnected before a "
+        "standard computer plays it (a room setting overrides it)"
+    )
     max_frame_bytes: int = Field(16 * 1024, ge=256, description="largest client frame accepted")
     sweep_interval_seconds: float = Field(
         0.1, gt=0, description="how often each process looks for due deadlines"

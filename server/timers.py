@@ -9,7 +9,12 @@ and runs the handler registered for the deadline's kind. Handlers change rooms o
 the room service, whose version check makes a repeated firing harmless.
 
 Kinds registered here: ``answer_timeout`` (the Muggins answer window, RULES.md §5.2).
-Other kinds (computer seats, disconnect takeover) register with :meth:`Sweeper.register`.
+Other kinds (``computer_turn``, ``takeover``: ``server.computer_seats``) register with
+:meth:`Sweeper.register`.
+
+Deadlines are written with the commit that makes them due (``server.deadline_plan``); the
+sweeper is told of the ones this process stored (:meth:`Sweeper.wake_at`) so it does not
+wait for its next tick, and finds the others' on its regular sweeps.
 """
 
 from __future__ import annotations
@@ -46,6 +51,31 @@ class Sweeper:
         self.handlers: dict[str, Handler] = {ANSWER_TIMEOUT: self._answer_timeout}
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_due = float("inf")
+        service.deadline_listeners.append(self.wake_at)
+
+    def wake_at(self, due: float) -> None:
+        """Sweep at Unix time ``due`` (seconds) at the latest, instead of the next tick.
+
+        Called on the event loop (by the room service after a commit stored deadlines).
+        """
+        delay = due - time.time()
+        if delay <= 0:
+            self._wake.set()
+            return
+        if delay >= self.settings.sweep_interval_seconds or due >= self._timer_due:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_due = due
+        self._timer = asyncio.get_running_loop().call_later(delay, self._fire_timer)
+
+    def _fire_timer(self) -> None:
+        self._timer = None
+        self._timer_due = float("inf")
+        self._wake.set()
 
     def register(self, kind: str, handler: Handler) -> None:
         """Run ``handler`` for deadlines of ``kind`` (replaces an earlier handler)."""
@@ -82,16 +112,17 @@ class Sweeper:
     async def run(self) -> None:
         """Sweep until :meth:`stop` (or cancellation)."""
         while not self._stopping.is_set():
+            self._wake.clear()
             try:
                 await self.sweep_once()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("sweep failed")
+            if self._stopping.is_set():
+                break
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self._stopping.wait(), self.settings.sweep_interval_seconds
-                )
+                await asyncio.wait_for(self._wake.wait(), self.settings.sweep_interval_seconds)
 
     def start(self) -> None:
         """Start :meth:`run` as a background task."""
@@ -104,6 +135,10 @@ class Sweeper:
         swallowed by the client library, which would leave the task running.)
         """
         self._stopping.set()
+        self._wake.set()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._task is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), 2.0)

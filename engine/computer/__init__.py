@@ -5,6 +5,8 @@ nothing but what a human seat gets — ``engine.view(state, seat)`` and
 ``engine.legal_actions(state, seat)``:
 
 * :func:`decide` — the action a computer seat takes, at level ``"easy"`` or ``"standard"``.
+* :func:`legal_from_view` — the legal actions from the view alone, for clients that hold
+  only a view (``cribbage-bot``).
 * :func:`suggest` — the ``standard`` player's advice for a hint: the discards ranked with
   their expected points, the card to play, or the true count under Muggins.
 
@@ -33,6 +35,7 @@ from typing import Any
 
 from . import muggins
 from .discard import rank_discards
+from .legal import legal_from_view
 from .pegging import rank_plays
 
 LEVELS = ("easy", "standard")
@@ -41,7 +44,7 @@ LEVELS = ("easy", "standard")
 EASY_MISS_RATE = 0.5
 """Share of wrong Muggins announcements the ``easy`` player overlooks (accepts)."""
 
-__all__ = ["LEVELS", "EASY_MISS_RATE", "decide", "suggest"]
+__all__ = ["LEVELS", "EASY_MISS_RATE", "decide", "legal_from_view", "suggest"]
 
 
 def _kinds(legal: list[dict]) -> set[str]:

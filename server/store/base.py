@@ -27,12 +27,33 @@ class SeatRecord:
         name: display name of whoever took it (None while open).
         token_hash: SHA-256 hex of the seat token (None while open). The token itself is
             never stored.
-        kind: ``open``, ``human`` or ``computer`` (computer seats: later work).
+        kind: ``open``, ``human`` or ``computer``.
+        level: a computer seat's level (``easy`` or ``standard``); None for other seats.
+        standin: a human seat whose player has been away longer than the room's takeover
+            grace, played meanwhile by a ``standard`` computer until the owner comes back
+            with the seat token (``server.computer_seats``).
     """
 
     name: str | None = None
     token_hash: str | None = None
     kind: SeatKind = "open"
+    level: str | None = None
+    standin: bool = False
+
+    @property
+    def automated(self) -> bool:
+        """Whether the server's computer plays this seat now (a computer seat or a
+        stand-in for an absent human)."""
+        return self.kind == "computer" or (self.kind == "human" and self.standin)
+
+    @property
+    def playing_level(self) -> str | None:
+        """The level the server's computer plays this seat at, or None if it does not."""
+        if self.kind == "computer":
+            return self.level or "standard"
+        if self.kind == "human" and self.standin:
+            return "standard"
+        return None
 
     @property
     def taken(self) -> bool:
@@ -53,6 +74,9 @@ class RoomRecord:
         seed: the engine seed (secret; 128 random bits as hex). Never sent to clients.
         creator_hash: SHA-256 hex of the creator token returned by room creation.
         created, updated: Unix times in seconds.
+        settings: room-level settings as plain data (``server.room_settings``):
+            ``{"hints": bool, "answer_window": seconds, "takeover_grace": seconds}``;
+            ``{}`` for rooms stored before settings existed (the defaults then apply).
     """
 
     id: str
@@ -64,6 +88,7 @@ class RoomRecord:
     creator_hash: str
     created: float
     updated: float
+    settings: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready; shares ``options`` and ``state`` with the record)."""
@@ -72,13 +97,16 @@ class RoomRecord:
             "version": self.version,
             "options": self.options,
             "seats": [
-                {"name": s.name, "token_hash": s.token_hash, "kind": s.kind} for s in self.seats
+                {"name": s.name, "token_hash": s.token_hash, "kind": s.kind, "level": s.level,
+                 "standin": s.standin}
+                for s in self.seats
             ],
             "state": self.state,
             "seed": self.seed,
             "creator_hash": self.creator_hash,
             "created": self.created,
             "updated": self.updated,
+            "settings": self.settings,
         }
 
     def to_json(self) -> str:
@@ -109,43 +137,6 @@ class RoomRecord:
 
 
 @dataclass(frozen=True)
-class Commit:
-    """One atomic change to a room.
-
-    Attributes:
-        record: the new record; ``record.version`` must be ``expected_version + 1``.
-        expected_version: the version the change was computed from.
-        action_key: ``"<seat>:<action id>"`` to record for exactly-once, or None.
-        log_entry: what to append to the room's log (plain data).
-        events: the full (unredacted) events of the change, for the room's channel.
-        seats_changed: whether the seats changed (sent along to clients).
-    """
-
-    record: RoomRecord
-    expected_version: int
-    action_key: str | None
-    log_entry: dict[str, Any]
-    events: list[dict[str, Any]]
-    seats_changed: bool = False
-
-
-@dataclass(frozen=True)
-class CommitResult:
-    """What became of a :class:`Commit`.
-
-    Attributes:
-        status: ``ok`` (written), ``conflict`` (the version had moved; nothing written),
-            ``duplicate`` (the action key was already recorded; nothing written) or
-            ``missing`` (no such room).
-        version: the room's version after the commit (ok), the current one (conflict), or
-            the version the earlier application of the action made (duplicate).
-    """
-
-    status: Literal["ok", "conflict", "duplicate", "missing"]
-    version: int
-
-
-@dataclass(frozen=True)
 class Deadline:
     """Something due to happen to a room at a given time (see ``server.timers``).
 
@@ -169,6 +160,11 @@ class Deadline:
         """The deadline's identity: ``room|kind|key``."""
         return f"{self.room}|{self.kind}|{self.key}"
 
+    @property
+    def slot(self) -> str:
+        """The deadline's identity within its room: ``kind|key``."""
+        return f"{self.kind}|{self.key}"
+
     def to_json(self) -> str:
         """Compact JSON text."""
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -177,6 +173,48 @@ class Deadline:
     def from_json(cls, text: str | bytes) -> Deadline:
         """Inverse of :meth:`to_json`."""
         return cls(**json.loads(text))
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One atomic change to a room.
+
+    Attributes:
+        record: the new record; ``record.version`` must be ``expected_version + 1``.
+        expected_version: the version the change was computed from.
+        action_key: ``"<seat>:<action id>"`` to record for exactly-once, or None.
+        log_entry: what to append to the room's log (plain data).
+        events: the full (unredacted) events of the change, for the room's channel.
+        seats_changed: whether the seats changed (sent along to clients).
+        deadlines: deadlines of this room to store (each replaces one with the same
+            ``member``), written in the same atomic step as the record.
+        clear: ``"<kind>|<key>"`` of deadlines of this room to remove in that same step.
+    """
+
+    record: RoomRecord
+    expected_version: int
+    action_key: str | None
+    log_entry: dict[str, Any]
+    events: list[dict[str, Any]]
+    seats_changed: bool = False
+    deadlines: tuple[Deadline, ...] = ()
+    clear: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What became of a :class:`Commit`.
+
+    Attributes:
+        status: ``ok`` (written), ``conflict`` (the version had moved; nothing written),
+            ``duplicate`` (the action key was already recorded; nothing written) or
+            ``missing`` (no such room).
+        version: the room's version after the commit (ok), the current one (conflict), or
+            the version the earlier application of the action made (duplicate).
+    """
+
+    status: Literal["ok", "conflict", "duplicate", "missing"]
+    version: int
 
 
 @dataclass(frozen=True)
@@ -231,8 +269,9 @@ class RoomStore(ABC):
     @abstractmethod
     async def commit(self, commit: Commit) -> CommitResult:
         """Atomically: if the room is at ``expected_version`` and the action key is new,
-        write the record, record the action key, append the log entry, publish
-        :func:`update_message` on the room's channel and refresh the room's expiry."""
+        write the record, record the action key, append the log entry, store and clear the
+        commit's deadlines, publish :func:`update_message` on the room's channel and
+        refresh the room's expiry."""
 
     @abstractmethod
     async def log(self, room_id: str) -> list[dict[str, Any]]:

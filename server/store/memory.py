@@ -2,7 +2,9 @@
 
 Everything lives in dicts of this process; each operation runs without awaiting in between,
 so it is atomic with respect to the event loop. Rooms expire after the TTL without writes
-(checked lazily). Deadlines are a heap.
+(checked lazily). Deadlines are a heap (with a dict of the live ones: a popped heap entry
+that no longer matches is a cancelled or rescheduled copy); a commit's deadlines are written
+in the same uninterrupted step as its record.
 """
 
 from __future__ import annotations
@@ -103,6 +105,10 @@ class MemoryStore(RoomStore):
         if len(room.log) > self.log_limit:
             del room.log[: len(room.log) - self.log_limit]
         room.expires = time.time() + self.ttl
+        for slot in commit.clear:
+            self._deadlines.pop(f"{commit.record.id}|{slot}", None)
+        for deadline in commit.deadlines:
+            self._put(deadline)
         # Publish a copy made from the stored JSON, as Redis would: listeners never share
         # objects with the caller.
         message = {
@@ -139,11 +145,14 @@ class MemoryStore(RoomStore):
         room = self._get(room_id)
         return dict(room.presence) if room else {}
 
-    async def schedule(self, deadline: Deadline) -> None:
-        """See :meth:`RoomStore.schedule`."""
+    def _put(self, deadline: Deadline) -> None:
         self._deadlines[deadline.member] = (deadline.due, deadline)
         self._seq += 1
         heapq.heappush(self._heap, (deadline.due, self._seq, deadline.member))
+
+    async def schedule(self, deadline: Deadline) -> None:
+        """See :meth:`RoomStore.schedule`."""
+        self._put(deadline)
 
     async def cancel(self, room: str, kind: str, key: str = "") -> None:
         """See :meth:`RoomStore.cancel`."""

@@ -7,15 +7,25 @@ shard:
 * ``<prefix>room:{<id>}:actions``: hash ``"<seat>:<action id>"`` -> version it made.
 * ``<prefix>room:{<id>}:log``: stream, one entry per accepted change (``v``, ``e`` JSON).
 * ``<prefix>room:{<id>}:presence``: hash seat -> open connections.
+* ``<prefix>room:{<id>}:deadlines``: sorted set ``"<kind>|<key>"`` -> due time (Unix
+  seconds; the lease end once claimed).
+* ``<prefix>room:{<id>}:deadline_data``: hash ``"<kind>|<key>"`` -> deadline JSON.
 * channel ``<prefix>room:{<id>}:chan``: every accepted change and presence change.
 
-All four keys expire ``ttl`` seconds after the room's last write. Each accepted change is one
-``EVALSHA`` of ``server/lua/commit.lua``: compare version, write, record the action id,
-append to the log, publish, refresh expiry, in one round trip.
+All the room's keys expire ``ttl`` seconds after the room's last write. Each accepted change
+is one ``EVALSHA`` of ``server/lua/commit.lua``: compare version, write, record the action
+id, append to the log, write and clear the room's deadlines, publish, refresh expiry, in one
+round trip — so a deadline (a computer seat's turn, the Muggins answer window) exists if and
+only if the change that made it due was committed.
 
-Deadlines live in ``<prefix>deadlines`` (sorted set by due time) and ``<prefix>deadlines:data``
-(hash member -> JSON); they are global, not per room, so the sweeper finds them with one
-query. (On a Redis Cluster they sit on one shard.)
+``<prefix>deadlines`` is the global index the sweepers scan: a sorted set room id -> that
+room's earliest deadline, kept up to date by the same scripts. The sweeper's ``claim.lua``
+reads it and claims the due deadlines of each due room, in one round trip.
+
+Redis Cluster: a room's keys share one slot, but the index does not (no hash tag), and the
+scripts that touch both are cross-slot. On a cluster the index would be written after the
+commit (or sharded, one index per slot) and the claim split into the index read and one
+claim per room; the per-room keys stay the truth, the index only a way to find them.
 """
 
 from __future__ import annotations
@@ -66,15 +76,26 @@ class RedisStore(RoomStore):
         self._presence = redis.register_script(_lua("presence.lua"))
         self._claim = redis.register_script(_lua("claim.lua"))
         self._complete = redis.register_script(_lua("complete.lua"))
-        self._dl_zset = f"{prefix}deadlines"
-        self._dl_data = f"{prefix}deadlines:data"
+        self._schedule = redis.register_script(_lua("schedule.lua"))
+        self._dl_index = f"{prefix}deadlines"
 
     def key(self, room_id: str, what: str) -> str:
         """The key ``<prefix>room:{<id>}:<what>``."""
         return f"{self.prefix}room:{{{room_id}}}:{what}"
 
     def _keys(self, room_id: str) -> list[str]:
-        return [self.key(room_id, k) for k in ("state", "actions", "log", "presence")]
+        return [
+            *(self.key(room_id, k) for k in ("state", "actions", "log", "presence")),
+            *self._dl_keys(room_id),
+        ]
+
+    def _dl_keys(self, room_id: str) -> list[str]:
+        """The room's deadline keys and the global index."""
+        return [
+            self.key(room_id, "deadlines"),
+            self.key(room_id, "deadline_data"),
+            self._dl_index,
+        ]
 
     async def create(self, record: RoomRecord) -> bool:
         """See :meth:`RoomStore.create`."""
@@ -116,6 +137,15 @@ class RedisStore(RoomStore):
             separators=(",", ":"),
         )
         head = head[:-1] + ',"room":'
+        ops = ""
+        if commit.deadlines or commit.clear:
+            ops = json.dumps(
+                {
+                    "set": [[d.slot, repr(float(d.due)), d.to_json()] for d in commit.deadlines],
+                    "clear": list(commit.clear),
+                },
+                separators=(",", ":"),
+            )
         status, version = await self._commit(
             keys=self._keys(room_id),
             args=[
@@ -127,6 +157,8 @@ class RedisStore(RoomStore):
                 channel_name(self.prefix, room_id),
                 self.ttl,
                 self.log_limit,
+                room_id,
+                ops,
             ],
         )
         return CommitResult(_STATUS[int(status)], int(version))  # type: ignore[arg-type]
@@ -154,32 +186,32 @@ class RedisStore(RoomStore):
         return {int(k): int(v) for k, v in raw.items()}
 
     async def schedule(self, deadline: Deadline) -> None:
-        """See :meth:`RoomStore.schedule` (MULTI: ZADD + HSET)."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zadd(self._dl_zset, {deadline.member: deadline.due})
-            pipe.hset(self._dl_data, deadline.member, deadline.to_json())
-            await pipe.execute()
+        """See :meth:`RoomStore.schedule` (one script call, ``schedule.lua``)."""
+        await self._schedule(
+            keys=self._dl_keys(deadline.room),
+            args=[deadline.room, deadline.slot, repr(float(deadline.due)), deadline.to_json(),
+                  self.ttl],
+        )
 
     async def cancel(self, room: str, kind: str, key: str = "") -> None:
-        """See :meth:`RoomStore.cancel`."""
-        member = f"{room}|{kind}|{key}"
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zrem(self._dl_zset, member)
-            pipe.hdel(self._dl_data, member)
-            await pipe.execute()
+        """See :meth:`RoomStore.cancel` (one script call, ``schedule.lua``)."""
+        await self._schedule(
+            keys=self._dl_keys(room), args=[room, f"{kind}|{key}", "", "", self.ttl]
+        )
 
     async def claim_due(self, now: float, lease_until: float, limit: int = 100) -> list[Claim]:
-        """See :meth:`RoomStore.claim_due` (one script call)."""
+        """See :meth:`RoomStore.claim_due` (one script call; ``limit`` counts rooms)."""
         raw = await self._claim(
-            keys=[self._dl_zset, self._dl_data], args=[repr(now), repr(lease_until), limit]
+            keys=[self._dl_index],
+            args=[repr(float(now)), repr(float(lease_until)), limit, self.prefix],
         )
         return [Claim(Deadline.from_json(d), lease_until) for d in raw]
 
     async def complete(self, claim: Claim) -> None:
         """See :meth:`RoomStore.complete`."""
         await self._complete(
-            keys=[self._dl_zset, self._dl_data],
-            args=[claim.deadline.member, repr(claim.lease)],
+            keys=self._dl_keys(claim.deadline.room),
+            args=[claim.deadline.slot, repr(float(claim.lease)), claim.deadline.room],
         )
 
     async def ping(self) -> bool:

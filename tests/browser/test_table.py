@@ -198,3 +198,29 @@ def test_muggins_announce_and_call(live_server: Any, new_page: Any) -> None:
     assert anna.locator(".show-entry").count() == 3
     assert "Announced" in anna.inner_text(".show-panel")
     assert not rejects(frames)
+
+
+def test_a_dropped_connection_comes_back_to_the_same_seat(live_server: Any,
+                                                        new_page: Any) -> None:
+    """The WebSocket drops mid-deal (closed under the page); the page reconnects by itself
+    with the tokens it kept, and the other player saw it go and come back."""
+    anna, ben = new_page(), new_page()
+    sockets: list[Any] = []
+
+    def through(ws: Any) -> None:  # pass every socket through, keeping a handle to cut it
+        sockets.append(ws)
+        ws.connect_to_server()
+
+    anna.route_web_socket("**/ws", through)
+    link = create_table(anna, live_server.url, "Anna")
+    sit(ben, link, "Ben", seat=1)
+    anna.wait_for_selector("#table[data-phase=discard]")
+    act_once(anna)
+    kept = sorted(hand(anna))
+    sockets[-1].close()
+    act_once(ben)  # the deal goes on while Anna is away
+    anna.wait_for_selector("#table[data-conn=open][data-phase=play]")
+    assert len(sockets) == 2 and table(anna)["seat"] == "0"
+    assert sorted(hand(anna)) == kept
+    ben.wait_for_function("() => /Anna disconnected[^]*Anna connected/"
+                          ".test(document.querySelector('.log').innerText)")

@@ -63,8 +63,9 @@ def test_each_call(announced, call, pone_pegs, dealer_pegs, correct) -> None:
     state = to_show(scores=[0, 0])
     state, events = announce(state, 1, announced)
     assert events == [{"type": "announce", "seat": 1, "kind": "hand", "points": announced}]
+    ref = state.show_pending["ref"]
     assert engine.legal_actions(state, 0) == [
-        {"type": "answer", "call": c} for c in ("accept", "muggins", "overcount")]
+        {"type": "answer", "call": c, "ref": ref} for c in ("accept", "muggins", "overcount")]
     assert engine.legal_actions(state, None) == [{"type": "answer_timeout"}]
     if call == "timeout":
         state, events = engine.apply(state, None, {"type": "answer_timeout"})
@@ -246,3 +247,71 @@ def zero_deal_lowball(opts):
     state, _ = stacked(opts, dealer=0, deals=[ZERO_DEAL])
     state, _ = discard_all(state, ZERO_DISCARDS)
     return play_cards(state, ZERO_PLAY)
+
+
+def test_each_announcement_has_its_own_ref() -> None:
+    """Every show step gets a ``ref`` (10 x deal number + its place in the show), shown in
+    every view; the refs of one deal's steps differ."""
+    state = to_show()
+    refs = []
+    while state.phase == "show":
+        pending = state.show_pending
+        ref = pending["ref"]
+        assert ref == 10 * state.deal_number + len(state.show_counted)
+        for seat in (0, 1, None):
+            assert engine.view(state, seat)["show"]["pending"]["ref"] == ref
+        refs.append(ref)
+        owner = pending["seat"]
+        state, _ = announce(state, owner, 0)
+        if state.phase == "show" and state.show_pending and state.show_pending["awaiting"]:
+            state, _ = answer(state, 1 - owner, "accept")
+    assert len(refs) == 3 and len(set(refs)) == 3
+
+
+def test_stale_answer_is_refused_not_applied_to_the_next_announcement() -> None:
+    """An answer naming an announcement already settled gets ``stale_answer`` and changes
+    nothing, even though the next announcement is waiting for that same seat's answer."""
+    state = to_show()
+    state, _ = announce(state, 1, 20)
+    first = state.show_pending["ref"]
+    state, _ = answer(state, 0, "accept")  # settles pone's hand; the dealer's is next
+    assert state.show_pending["seat"] == 0
+    state, _ = announce(state, 0, 0)
+    # Seat 1 answers the dealer's hand with the ref of its own, already settled hand:
+    before = state.to_dict()
+    with pytest.raises(RulesError) as err:
+        engine.apply(state, 1, {"type": "answer", "call": "muggins", "ref": first})
+    assert err.value.code == "stale_answer"
+    assert state.to_dict() == before
+    # The right ref lands; no ref at all still lands (the field is optional).
+    ok, events = engine.apply(
+        state, 1, {"type": "answer", "call": "accept", "ref": state.show_pending["ref"]}
+    )
+    assert of_type(events, "muggins_result")[0]["call"] == "accept"
+    ok2, _ = answer(state, 1, "accept")
+    assert ok2.to_dict() == ok.to_dict()
+
+
+@pytest.mark.parametrize("ref", ["12", 1.5, True])
+def test_answer_ref_must_be_a_whole_number(ref) -> None:
+    state = to_show()
+    state, _ = announce(state, 1, 12)
+    with pytest.raises(RulesError) as err:
+        engine.apply(state, 0, {"type": "answer", "call": "accept", "ref": ref})
+    assert err.value.code == "bad_action"
+
+
+def test_stale_answer_after_the_show_is_over() -> None:
+    """A ref'd answer arriving after the whole show settled (the next deal is dealt) is
+    ``stale_answer``, not ``wrong_phase``."""
+    state = to_show()
+    ref = state.show_pending["ref"]
+    while state.phase == "show":
+        owner = state.show_pending["seat"]
+        state, _ = announce(state, owner, 0)
+        if state.phase == "show" and state.show_pending and state.show_pending["awaiting"]:
+            state, _ = engine.apply(state, None, {"type": "answer_timeout"})
+    assert state.phase == "discard"
+    with pytest.raises(RulesError) as err:
+        engine.apply(state, 0, {"type": "answer", "call": "accept", "ref": ref})
+    assert err.value.code == "stale_answer"

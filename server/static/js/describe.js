@@ -29,7 +29,7 @@ const SHOW_ORDER = ["fifteen", "pair", "run", "flush", "nobs"];
  */
 export function sayShow(items) {
   const sorted = [...items].sort((a, b) => SHOW_ORDER.indexOf(a.kind) - SHOW_ORDER.indexOf(b.kind));
-  if (!sorted.length) return "nineteen — nothing";
+  if (!sorted.length) return "nineteen (nothing)";
   let total = 0;
   const seen = {};
   const parts = sorted.map((item) => {
@@ -168,7 +168,8 @@ export function logLine(ev, names) {
     case "go":
       return `${who(ev.seat)} say${ev.seat === names.me ? "" : "s"} go.`;
     case "count_reset":
-      return ev.next === null ? "The play is over." : `The count starts again at 0; ${who(ev.next)} lead${ev.next === names.me ? "" : "s"}.`;
+      return ev.next === null ? "The play is over."
+        : `The count starts again at 0; ${ev.next === names.me ? "you lead" : `${who(ev.next)} leads`}.`;
     case "peg":
     {
       const side = names.side(ev.side);

@@ -6,7 +6,7 @@
 import { board } from "./board.js";
 import { cardBack, cardEl, cardShort, cardValue, cardsShort, sortCards } from "./cards.js";
 import {
-  backupLine, describeOptions, gameOverLines, logLine, makeNames, numberWord, sayShow,
+  backupLine, describeOptions, gameOverLines, logLine, makeNames, sayShow,
 } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { RoomConnection } from "./net.js";
@@ -162,6 +162,12 @@ export function roomPage(root, roomId) {
       if (msg.code === "room_not_found") {
         state.conn?.close();
         state.mode = "missing";
+        return;
+      }
+      if (!["seat_taken", "bad_token", "bad_seat"].includes(msg.code)) {
+        // A passing failure (busy, internal): keep the seat and try again shortly.
+        state.message = { kind: "error", text: `${msg.message} — trying again…` };
+        setTimeout(() => state.conn?.ws?.close(), 1000);
         return;
       }
       // The stored seat is not ours any more (or someone took the seat first).
@@ -735,7 +741,7 @@ export function roomPage(root, roomId) {
         h("span", { class: "show-total", "aria-label": `${e.total} points` }, String(e.total))),
       h("div", { class: "show-cards" }, sortCards(e.cards).map((c) => cardEl(c, { small: true })),
         h("span", { class: "plus", "aria-hidden": "true" }, "+"), cardEl(e.starter, { small: true, extraLabel: "starter" })),
-      h("p", { class: "say" }, e.total ? `${capitalize(sayShow(e.items))}.` : `Nineteen — nothing (${numberWord(0)} points).`),
+      h("p", { class: "say" }, e.total ? `${capitalize(sayShow(e.items))}.` : "Nineteen: not a point."),
       muggins, backup);
   }
 
