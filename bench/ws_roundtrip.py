@@ -2,7 +2,7 @@
 
 One run, from the repository root::
 
-    python bench/ws_roundtrip.py                 # levels 1, 50, 200; about 3-4 minutes
+    python bench/ws_roundtrip.py                 # levels 1, 50, 200; about 2.5 minutes
     python bench/ws_roundtrip.py --levels 1,50 --seconds 5 --warmup 2   # quicker
 
 What it does (everything on loopback; every loop bounded in count and time):
@@ -67,7 +67,7 @@ if str(ROOT) not in sys.path:
 import redis  # noqa: E402
 import websockets  # noqa: E402
 
-from protocol.client import Client  # noqa: E402
+from protocol.client import Client, ClientError  # noqa: E402
 
 CARD_VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
 CARD_VALUES.update({str(d): d for d in range(2, 10)})
@@ -103,6 +103,7 @@ def start_process(
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])]))
     proc = subprocess.Popen(cmd, cwd=tree, stdout=out, stderr=subprocess.STDOUT, env=env)
+    log(f"{name}: pid {proc.pid}, log {logfile}")
     _children.append(proc)
     return proc, logfile
 
@@ -403,7 +404,10 @@ async def play_window(
                 upd_fut = c._expect(own_update)
 
             def answer(f: dict, aid: str = aid, marks: dict = marks) -> bool:
-                hit = f.get("type") in ("ack", "reject") and f.get("action_id") == aid
+                # One act is in flight per connection, so an ``error`` about an ``act``
+                # (e.g. ``internal``) is this action's answer.
+                hit = (f.get("type") in ("ack", "reject") and f.get("action_id") == aid) or (
+                    f.get("type") == "error" and f.get("ref") == "act")
                 if hit:
                     marks["answer"] = time.perf_counter()
                 return hit
@@ -416,7 +420,13 @@ async def play_window(
             except TimeoutError:
                 st.error("act_timeout")
                 continue
-            except Exception as exc:  # ClientError (closed) and the like
+            except ClientError as exc:
+                if exc.code == "closed":
+                    st.error("closed")
+                    return
+                st.error(f"error {exc.code}")  # the move is tried again with a new id
+                continue
+            except Exception as exc:
                 st.error(type(exc).__name__)
                 return
             finally:
@@ -636,12 +646,13 @@ def diff_counts(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
 async def count_phase(
     args: argparse.Namespace, prefix: str, r: redis.Redis, host: str, port: int, db: int
 ) -> dict:
+    query = "?" + args.redis_url.split("?", 1)[1] if "?" in args.redis_url else ""
     proxy = CountingProxy(host, port, lua_shas())
     proxy_port = await proxy.start()
     srv_port = free_port()
     proc, logfile = start_process(
         [sys.executable, "-m", "server", "--port", str(srv_port),
-         "--redis-url", f"redis://127.0.0.1:{proxy_port}/{db}", "--key-prefix", prefix,
+         "--redis-url", f"redis://127.0.0.1:{proxy_port}/{db}{query}", "--key-prefix", prefix,
          "--log-level", "warning"],
         "count-server", SERVER_TREE,
     )
@@ -786,8 +797,9 @@ async def run(args: argparse.Namespace) -> dict:
 def report(result: dict, args: argparse.Namespace) -> None:
     print()
     print("| level | echo p50 / p99 ms | echo msg/s | play→own update p50 / p99 ms | "
-          "(→ack p50 / p99) | actions/s (plays/s) | p50 ratio | p99 ratio | rate ratio |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "(→ack p50 / p99) | actions/s (plays/s) | p50 ratio | p99 ratio | rate ratio | "
+          "failed acts |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for lv in result["levels"]:
         e, g = lv["echo"], lv["game"]
         print(
@@ -798,7 +810,8 @@ def report(result: dict, args: argparse.Namespace) -> None:
             f"({g['plays_per_second']:,.0f}) | "
             f"{fmt(ratio(g['update_p50_ms'], e['p50_ms']), '.1f')}× | "
             f"{fmt(ratio(g['update_p99_ms'], e['p99_ms']), '.1f')}× | "
-            f"{fmt(ratio(g['actions_per_second'], e['per_second']), '.2f')}× |"
+            f"{fmt(ratio(g['actions_per_second'], e['per_second']), '.2f')}× | "
+            f"{sum(g['errors'].values())} |"
         )
     print()
     print("CPU (fraction of one core during each recorded window):")

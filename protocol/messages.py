@@ -84,10 +84,16 @@ class AnnounceAction(_Model):
 
 
 class AnswerAction(_Model):
-    """Muggins: answer the pending announcement of an opponent."""
+    """Muggins: answer the pending announcement of an opponent.
+
+    ``ref`` (optional) names the announcement answered (``view.show.pending.ref``); an
+    answer whose announcement was already settled is then refused with ``stale_answer``
+    instead of landing on the next announcement.
+    """
 
     type: Literal["answer"]
     call: Literal["accept", "muggins", "overcount"]
+    ref: int | None = Field(default=None, ge=0, description="view.show.pending.ref")
 
 
 class RematchAction(_Model):
@@ -132,11 +138,61 @@ class Hello(_Model):
     client: str | None = Field(default=None, max_length=64, description="free text, for logs")
 
 
+Level = Literal["easy", "standard"]
+"""A computer player's level."""
+
+SeatNumber = Annotated[int, Field(ge=0, le=3)]
+"""A seat number, 0..3."""
+
+
+class RoomSettingsModel(_Model):
+    """Room-level settings chosen at creation (shown back as ``room_settings``).
+
+    ``hints``: seated humans may ask for the ``standard`` player's suggestion (default true).
+    ``answer_window``: seconds opponents have to answer a Muggins announcement (default: the
+    server's, 15). ``takeover_grace``: seconds a human seat may stay disconnected before a
+    ``standard`` computer plays it until its owner comes back (default 60).
+    """
+
+    hints: bool = Field(default=True, strict=True)
+    answer_window: float | None = Field(default=None, gt=0, le=86400)
+    takeover_grace: float | None = Field(default=None, gt=0, le=86400)
+
+
 class CreateRoom(_Model):
-    """Create a room with these options; the answer is ``room_created``. Does not sit."""
+    """Create a room with these options; the answer is ``room_created``. Does not sit.
+
+    ``computers`` gives seats to computer players at once (``{"1": "standard"}``); when they
+    fill every seat the game starts at once. ``room`` holds the room settings.
+    """
 
     type: Literal["create_room"]
     options: GameOptionsModel = Field(default_factory=GameOptionsModel)
+    computers: dict[SeatNumber, Level] = Field(default_factory=dict)
+    room: RoomSettingsModel = Field(default_factory=RoomSettingsModel)
+
+
+class SetComputer(_Model):
+    """The room's creator gives an empty seat to a computer player.
+
+    ``room`` defaults to the room this connection has joined. Answered by an ``update``
+    whose ``seats`` show the computer (to connections following the room) or an ``error``
+    (``bad_token``: not the creator's token; ``seat_taken``, ``bad_seat``,
+    ``room_not_found``, ``not_joined``).
+    """
+
+    type: Literal["set_computer"]
+    seat: SeatNumber
+    level: Level = "standard"
+    creator_token: str = Field(pattern=TOKEN_PATTERN)
+    room: str | None = Field(default=None, pattern=ROOM_ID_PATTERN)
+
+
+class HintRequest(_Model):
+    """A seated human asks for the ``standard`` player's suggestion (answered by ``hint``,
+    or ``error`` ``hints_disabled`` / ``not_seated``)."""
+
+    type: Literal["hint"]
 
 
 class Join(_Model):
@@ -185,7 +241,8 @@ class Ping(_Model):
 
 
 ClientMessage = Annotated[
-    Hello | CreateRoom | Join | Act | Resync | Leave | Ping, Field(discriminator="type")
+    Hello | CreateRoom | Join | Act | Resync | Leave | Ping | SetComputer | HintRequest,
+    Field(discriminator="type"),
 ]
 """Any message a client may send."""
 
@@ -196,13 +253,29 @@ ClientMessage = Annotated[
 
 
 class SeatInfo(_Model):
-    """Public facts about one seat of a room."""
+    """Public facts about one seat of a room.
+
+    ``level``: the level the server's computer plays the seat at (a computer seat, or
+    ``standard`` for a human seat while ``computer_standin``), else null.
+    ``computer_standin``: the human player has been away longer than the room's takeover
+    grace and a computer plays for them until they come back.
+    """
 
     seat: int
     taken: bool
     name: str | None = None
     kind: Literal["open", "human", "computer"] = "open"
     connected: bool = False
+    level: Level | None = None
+    computer_standin: bool = False
+
+
+class RoomSettings(_Model):
+    """A room's effective settings (see ``RoomSettingsModel``), all resolved."""
+
+    hints: bool
+    answer_window: float
+    takeover_grace: float
 
 
 class Welcome(_Model):
@@ -218,13 +291,16 @@ class Welcome(_Model):
 
 
 class RoomCreated(_Model):
-    """Answer to ``create_room``: the new room's id, its share link and its options."""
+    """Answer to ``create_room``: the new room's id, its share link, its options, its
+    settings and the seats given to computers (seat as text -> level)."""
 
     type: Literal["room_created"]
     room: str
     url: str
     options: dict[str, Any]
     creator_token: str
+    room_settings: RoomSettings | None = None
+    computers: dict[str, Level] = Field(default_factory=dict)
 
 
 class Snapshot(_Model):
@@ -242,6 +318,7 @@ class Snapshot(_Model):
     seat: int | None
     status: Literal["waiting", "playing", "game_over"]
     options: dict[str, Any]
+    room_settings: RoomSettings | None = None
     seats: list[SeatInfo]
     view: dict[str, Any] | None
     seat_token: str | None = None
@@ -292,13 +369,31 @@ class Reject(_Model):
 
 
 class Presence(_Model):
-    """A seat's player connected or disconnected (not versioned)."""
+    """A seat's player connected or disconnected, or a computer's stand-in for an absent
+    player started or ended (not versioned).
+
+    ``computer_standin``: a ``standard`` computer plays the seat now (the player has been
+    disconnected longer than the room's takeover grace); false again once the owner is back.
+    """
 
     type: Literal["presence"]
     room: str
     seat: int
     connected: bool
     name: str | None = None
+    computer_standin: bool = False
+
+
+class Hint(_Model):
+    """Answer to ``hint``: the ``standard`` player's suggestion for ``seat`` at ``version``
+    (``engine.computer.suggest``: ``kind`` ``discard`` (every discard ranked, with expected
+    points), ``play``, ``announce``, ``answer`` or ``none``, and ``best``, the action)."""
+
+    type: Literal["hint"]
+    room: str
+    seat: int
+    version: int
+    suggestion: dict[str, Any]
 
 
 class Left(_Model):
@@ -326,7 +421,8 @@ class Pong(_Model):
 
 
 ServerMessage = Annotated[
-    Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong,
+    Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong
+    | Hint,
     Field(discriminator="type"),
 ]
 """Any message the server may send."""
@@ -337,5 +433,7 @@ CLIENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 SERVER_ADAPTER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 """Validates plain data into a server message model (``pydantic.ValidationError`` if not)."""
 
-CLIENT_TYPES = frozenset(["hello", "create_room", "join", "act", "resync", "leave", "ping"])
+CLIENT_TYPES = frozenset(
+    ["hello", "create_room", "join", "act", "resync", "leave", "ping", "set_computer", "hint"]
+)
 """The ``type`` values of client messages."""

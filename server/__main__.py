@@ -24,6 +24,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--key-prefix", help="prefix for every Redis key and channel")
     parser.add_argument("--answer-window", type=float, dest="answer_window_seconds",
                         help="Muggins answer window in seconds (default 15)")
+    parser.add_argument("--bot-delay", type=float, dest="bot_delay_seconds",
+                        help="seconds a computer player pauses before acting (default 0.8)")
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
     return parser.parse_args(argv)
 
@@ -39,6 +41,7 @@ def main(argv: list[str] | None = None) -> None:
             "redis_url": args.redis_url,
             "key_prefix": args.key_prefix,
             "answer_window_seconds": args.answer_window_seconds,
+            "bot_delay_seconds": args.bot_delay_seconds,
         }.items()
         if v is not None
     }

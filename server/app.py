@@ -4,8 +4,9 @@ Routes:
 
 * ``GET /ws`` (WebSocket): the ``cribbage.v1`` protocol (``docs/protocol.md``); subprotocol
   ``cribbage.v1.json`` (default) or ``cribbage.v1.msgpack``.
-* ``POST /api/rooms``: body ``{"options": {...}}`` (engine options; all optional) ->
-  ``201 {"room", "url", "options", "creator_token"}``.
+* ``POST /api/rooms``: body ``{"options": {...}, "computers": {"1": "standard"},
+  "room": {"hints": true, "answer_window": 15, "takeover_grace": 60}}`` (all optional) ->
+  ``201 {"room", "url", "options", "creator_token", "room_settings", "computers"}``.
 * ``GET /api/rooms/{id}``: public summary -> ``200 {...}`` or ``404``.
 * ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers, else 503.
 * ``GET /`` and ``GET /r/{room}``: ``server/static/index.html`` when present; ``/static/*``.
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
@@ -31,11 +32,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from protocol.codec import SUBPROTOCOLS, Codec, encoding_for_subprotocol
-from protocol.messages import ROOM_ID_PATTERN, GameOptionsModel
+from protocol.messages import ROOM_ID_PATTERN, CreateRoom
 
 from .broker import Broker, MemoryBroker, RedisBroker
+from .computer_seats import ComputerSeats, DecideFn
 from .rooms import GameFactory, RoomError, RoomService
-from .sessions import LocalRooms, Session, seat_infos
+from .sessions import LocalRooms, Session, room_created, seat_infos
 from .settings import Settings
 from .store.base import RoomStore
 from .store.memory import MemoryStore
@@ -64,6 +66,7 @@ def create_app(
     *,
     game_factory: GameFactory | None = None,
     seed_factory: Callable[[], str] | None = None,
+    decide: DecideFn | None = None,
 ) -> Starlette:
     """Build the application.
 
@@ -72,10 +75,12 @@ def create_app(
             ``redis_url`` rooms live in Redis; without it, in this process.
         game_factory: how games start (tests stack decks); default ``engine.new_game``.
         seed_factory: where seeds come from (default: 128 random bits).
+        decide: the computer players' decision function (default
+            ``engine.computer.decide``; tests wrap it to inspect what it is given).
 
     Returns:
         The starlette app. Its ``state`` holds ``settings``, ``store``, ``broker``,
-        ``service``, ``rooms`` and ``sweeper`` once the lifespan has started.
+        ``service``, ``rooms``, ``sweeper`` and ``computers`` once the lifespan has started.
     """
     settings = settings or Settings()
 
@@ -84,7 +89,16 @@ def create_app(
         store: RoomStore
         broker: Broker
         if settings.redis_url:
-            redis = Redis.from_url(settings.redis_url, decode_responses=True)
+            # A blocking pool: when every connection is busy a command waits for one
+            # (up to redis_pool_timeout seconds) instead of failing at once.
+            redis = Redis.from_pool(
+                BlockingConnectionPool.from_url(
+                    settings.redis_url,
+                    decode_responses=True,
+                    max_connections=settings.redis_max_connections,
+                    timeout=settings.redis_pool_timeout,
+                )
+            )
             broker = RedisBroker(redis, settings.key_prefix)
             store = RedisStore(redis, settings.key_prefix, settings.room_ttl_seconds)
         else:
@@ -95,6 +109,7 @@ def create_app(
             store, settings, game_factory=game_factory, seed_factory=seed_factory
         )
         sweeper = Sweeper(store, service, settings)
+        app.state.computers = ComputerSeats(service, sweeper, decide)
         app.state.settings = settings
         app.state.store = store
         app.state.broker = broker
@@ -124,6 +139,7 @@ def create_app(
             app.state.rooms,
             settings,
             _base_url(settings, websocket.url),
+            app.state.computers,
         )
         await session.run()
 
@@ -135,23 +151,24 @@ def create_app(
             data = json.loads(body) if body.strip() else {}
             if not isinstance(data, dict):
                 raise ValueError("the body must be a JSON object")
-            options = GameOptionsModel.model_validate(data.get("options") or {})
+            data = {k: v for k, v in data.items() if v is not None}
+            create = CreateRoom.model_validate({**data, "type": "create_room"})
         except (ValueError, ValidationError) as exc:
             return _error(400, "bad_options", str(exc))
+        service: RoomService = request.app.state.service
         try:
-            record, creator = await request.app.state.service.create_room(options.model_dump())
+            record, creator = await service.create_room(
+                create.options.model_dump(),
+                computers=dict(create.computers),
+                room=create.room.model_dump(),
+            )
         except RoomError as exc:
             return _error(400, exc.code, exc.message)
-        base = _base_url(settings, request.url)
-        return JSONResponse(
-            {
-                "room": record.id,
-                "url": f"{base}/r/{record.id}",
-                "options": record.options,
-                "creator_token": creator,
-            },
-            status_code=201,
+        body_out = room_created(
+            record, creator, _base_url(settings, request.url), service.room_settings(record)
         )
+        del body_out["type"]
+        return JSONResponse(body_out, status_code=201)
 
     async def room_summary(request: Request) -> Response:
         room_id = request.path_params["room"]
@@ -162,11 +179,12 @@ def create_app(
         if record is None:
             return _error(404, "room_not_found", "no such room")
         presence = await store.presence(room_id)
-        games = (record.state or {}).get("games_played", 0) if record.state else 0
+        games = int(record.state.get("game_number", 1)) - 1 if record.state else 0
         return JSONResponse(
             {
                 "room": record.id,
                 "options": record.options,
+                "room_settings": request.app.state.service.room_settings(record),
                 "status": record.status,
                 "version": record.version,
                 "seats": seat_infos(record, presence),

@@ -24,11 +24,13 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketState
 
 import engine
+from engine.computer import suggest
 from protocol import messages as m
 from protocol.codec import Codec, ProtocolError, decode_client
 from protocol.patch import diff
 
 from .broker import Broker
+from .computer_seats import ComputerSeats, seat_knowledge
 from .rooms import RoomError, RoomService, new_token
 from .settings import Settings
 from .store.base import RoomRecord
@@ -74,7 +76,7 @@ class VersionData:
         return self._events[seat]
 
 
-SERVER_EVENTS = frozenset(["seat_taken"])
+SERVER_EVENTS = frozenset(["seat_taken", "computer_standin"])
 """Event types made by the server, not the engine (public, never redacted)."""
 
 
@@ -86,7 +88,9 @@ def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
 
 
 def seat_infos(record: RoomRecord, presence: dict[int, int]) -> list[dict[str, Any]]:
-    """Public seat facts of a room, as ``SeatInfo`` plain data."""
+    """Public seat facts of a room, as ``SeatInfo`` plain data: ``{"seat", "taken", "name",
+    "kind", "connected", "level", "computer_standin"}`` (``level``: a computer seat's level,
+    or ``standard`` for a human seat while a computer stands in for it)."""
     return [
         {
             "seat": i,
@@ -94,9 +98,29 @@ def seat_infos(record: RoomRecord, presence: dict[int, int]) -> list[dict[str, A
             "name": s.name,
             "kind": s.kind,
             "connected": presence.get(i, 0) > 0,
+            "level": s.playing_level,
+            "computer_standin": s.standin,
         }
         for i, s in enumerate(record.seats)
     ]
+
+
+def room_created(
+    record: RoomRecord, creator: str, base_url: str, settings: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``room_created`` message (also the body of ``POST /api/rooms``'s answer, less
+    ``type``): ``{"type", "room", "url", "options", "creator_token", "room_settings",
+    "computers"}`` (``computers``: seat (as text) -> level)."""
+    return {
+        "type": "room_created",
+        "room": record.id,
+        "url": f"{base_url.rstrip('/')}/r/{record.id}",
+        "options": record.options,
+        "creator_token": creator,
+        "room_settings": settings,
+        "computers": {str(i): s.level for i, s in enumerate(record.seats)
+                      if s.kind == "computer"},
+    }
 
 
 class LocalRoom:
@@ -181,18 +205,35 @@ class LocalRooms:
             data = local.ingest(record, msg.get("events", []), bool(msg.get("seats_changed")))
             for session in list(local.sessions):
                 session.on_version(local, data)
+            for event in data.events:
+                if event.get("type") == "computer_standin":
+                    # A stand-in starts (the player is away) or ends (the owner is back).
+                    self._presence(local, int(event["seat"]), not event.get("active"),
+                                   event.get("name"), bool(event.get("active")))
         elif kind == "p":
             seat = int(msg["seat"])
             local.presence[seat] = 1 if msg.get("connected") else 0
-            frame = {
-                "type": "presence",
-                "room": local.room_id,
-                "seat": seat,
-                "connected": bool(msg.get("connected")),
-                "name": msg.get("name"),
-            }
-            for session in list(local.sessions):
-                session.on_presence(frame)
+            latest = local.latest()
+            standin = bool(
+                latest is not None and 0 <= seat < len(latest.record.seats)
+                and latest.record.seats[seat].standin
+            )
+            self._presence(local, seat, bool(msg.get("connected")), msg.get("name"), standin)
+
+    @staticmethod
+    def _presence(
+        local: LocalRoom, seat: int, connected: bool, name: str | None, standin: bool
+    ) -> None:
+        frame = {
+            "type": "presence",
+            "room": local.room_id,
+            "seat": seat,
+            "connected": connected,
+            "name": name,
+            "computer_standin": standin,
+        }
+        for session in list(local.sessions):
+            session.on_presence(frame)
 
 
 class Session:
@@ -205,6 +246,8 @@ class Session:
         rooms: this process's :class:`LocalRooms`.
         settings: server settings (frame size, queue limit).
         base_url: used to build share links, e.g. ``http://host:8000``.
+        computers: computer seats and takeovers (told when a seat's connections come and
+            go); None disables takeovers.
     """
 
     def __init__(
@@ -215,8 +258,10 @@ class Session:
         rooms: LocalRooms,
         settings: Settings,
         base_url: str,
+        computers: ComputerSeats | None = None,
     ) -> None:
         self.ws = websocket
+        self.computers = computers
         self.codec = codec
         self.service = service
         self.rooms = rooms
@@ -338,14 +383,23 @@ class Session:
         elif self.player_token is None:
             self.error("hello_required", "say hello first", kind)
         elif kind == "create_room":
-            record, creator = await self.service.create_room(message.options.model_dump())
-            self.send({
-                "type": "room_created",
-                "room": record.id,
-                "url": f"{self.base_url}/r/{record.id}",
-                "options": record.options,
-                "creator_token": creator,
-            })
+            record, creator = await self.service.create_room(
+                message.options.model_dump(),
+                computers=dict(message.computers),
+                room=message.room.model_dump(),
+            )
+            self.send(room_created(record, creator, self.base_url,
+                                   self.service.room_settings(record)))
+        elif kind == "set_computer":
+            room_id = message.room or (self.local.room_id if self.local else None)
+            if room_id is None:
+                self.error("not_joined", "join the room (or name it) first", kind)
+                return
+            await self.service.set_computer(
+                room_id, message.seat, message.level, message.creator_token
+            )
+        elif kind == "hint":
+            await self._hint()
         elif kind == "join":
             await self._join(message)
         elif kind == "act":
@@ -363,6 +417,24 @@ class Session:
                 room_id = self.local.room_id
                 await self._leave_room()
                 self.send({"type": "left", "room": room_id})
+
+    async def _hint(self) -> None:
+        """Answer ``hint``: the ``standard`` player's suggestion for this seat, from the
+        seat's view and legal actions (``engine.computer.suggest``)."""
+        if self.local is None or self.seat is None:
+            self.error("not_seated", "join a room in a seat first", "hint")
+            return
+        record = await self.service.load(self.local.room_id)
+        if not self.service.room_settings(record)["hints"]:
+            self.error("hints_disabled", "this room does not allow hints", "hint")
+            return
+        if record.state is None:
+            suggestion: dict[str, Any] = {"kind": "none", "best": None}
+        else:
+            view, legal = seat_knowledge(record.state, self.seat)
+            suggestion = suggest(view, legal)
+        self.send({"type": "hint", "room": record.id, "seat": self.seat,
+                   "version": record.version, "suggestion": suggestion})
 
     async def _hello(self, message: m.Hello) -> None:
         if self.player_token is not None:
@@ -404,6 +476,11 @@ class Session:
                 await self.service.store.presence_change(
                     message.room, result.seat, +1, self.name
                 )
+            if self.computers is not None:
+                try:
+                    await self.computers.seat_connected(message.room, result.seat)
+                except Exception:
+                    log.exception("could not cancel the takeover of seat %s", result.seat)
         local.ingest(result.record, [], False)
         self._send_snapshot(result.record, seat_token=self.seat_token)
         self._joining = False
@@ -421,8 +498,16 @@ class Session:
         self.last_version = -1
         self.last_view = None
         if seat is not None:
+            left = 1
             with contextlib.suppress(Exception):
-                await self.service.store.presence_change(local.room_id, seat, -1, self.name)
+                left = await self.service.store.presence_change(
+                    local.room_id, seat, -1, self.name
+                )
+            if left == 0 and self.computers is not None:
+                try:
+                    await self.computers.seat_disconnected(local.room_id, seat)
+                except Exception:
+                    log.exception("could not record the takeover of seat %s", seat)
         await self.rooms.detach(local.room_id, self)
 
     async def _act(self, message: m.Act) -> None:
@@ -432,7 +517,7 @@ class Session:
                        "message": "join a room in a seat first"})
             return
         local, seat = self.local, self.seat
-        action = message.action.model_dump()
+        action = message.action.model_dump(exclude_none=True)
         try:
             result = await self.service.act(
                 local.room_id, seat, self.seat_token, action_id, action
@@ -484,6 +569,7 @@ class Session:
             "seat": self.seat,
             "status": record.status,
             "options": record.options,
+            "room_settings": self.service.room_settings(record),
             "seats": local.seats(record),
             "view": view,
         }

@@ -21,6 +21,12 @@ class Settings(BaseSettings):
         None, description="redis://host:port/db; unset keeps rooms in this process's memory"
     )
     key_prefix: str = Field("", description="prefix of every Redis key and channel")
+    redis_max_connections: int = Field(
+        256, ge=2, description="size of the Redis connection pool of this process"
+    )
+    redis_pool_timeout: float = Field(
+        5.0, gt=0, description="seconds a command waits for a free pooled connection"
+    )
     room_ttl_seconds: int = Field(24 * 3600, ge=1, description="rooms expire after this idle")
     answer_window_seconds: float = Field(
         15.0, gt=0, description="Muggins: time opponents have to answer an announcement"

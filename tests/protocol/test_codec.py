@@ -35,6 +35,12 @@ CLIENT_EXAMPLES = [
     {"type": "leave"},
     {"type": "ping", "nonce": 7},
     {"type": "ping", "nonce": "abc"},
+    {"type": "create_room", "options": {"players": 3}, "computers": {"1": "easy", "2": "standard"},
+     "room": {"hints": False, "answer_window": 10, "takeover_grace": 30}},
+    {"type": "act", "action_id": "a-6", "action": {"type": "answer", "call": "accept", "ref": 31}},
+    {"type": "set_computer", "seat": 2, "level": "standard",
+     "creator_token": "Qm9vbGVhbl9hbmRfc3R1ZmY"},
+    {"type": "hint"},
 ]
 
 SERVER_EXAMPLES = [
@@ -48,6 +54,11 @@ SERVER_EXAMPLES = [
     {"type": "reject", "action_id": "a-1", "code": "not_your_turn", "message": "..."},
     {"type": "error", "code": "bad_frame", "message": "...", "ref": None},
     {"type": "pong", "nonce": 7, "time": 1.5},
+    {"type": "presence", "room": "k3JfQ9xa2B", "seat": 1, "connected": False, "name": "Bob",
+     "computer_standin": True},
+    {"type": "hint", "room": "k3JfQ9xa2B", "seat": 0, "version": 7,
+     "suggestion": {"kind": "play", "goal": "most", "choices": [],
+                    "best": {"type": "play", "card": "5H"}}},
 ]
 
 

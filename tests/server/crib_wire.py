@@ -182,7 +182,10 @@ def choose(view: dict[str, Any] | None, rng: random.Random, *, muggins_calls: bo
                     call = "muggins"
                 elif pending["announced"] > true:
                     call = "overcount"
-            return {"type": "answer", "call": call}
+            answer: dict[str, Any] = {"type": "answer", "call": call}
+            if pending.get("ref") is not None:
+                answer["ref"] = pending["ref"]  # refused as stale_answer if settled meanwhile
+            return answer
     return None
 
 
@@ -206,7 +209,7 @@ async def play_seat(client: Client, rng: random.Random, *, muggins_calls: bool =
         answers.append(answer)
         if answer["type"] == "reject" and action["type"] == "answer" and answer["code"] in (
             "nothing_to_answer", "already_answered", "wrong_phase", "not_an_opponent",
-            "game_over",
+            "game_over", "stale_answer",
         ):
             # Another opponent's call settled the announcement first (RULES.md §5.2).
             await client.wait_until(lambda c, seen=seen: c.version > seen, timeout)
@@ -359,3 +362,38 @@ def audit_frames(observer: Client, clients: list[Client]) -> int:
                 assert not leaked, f"seat {seat} patch {op['path']} v{v} leaks {leaked}"
         checked += 1
     return checked
+
+
+# -- server-side replay (audits of rooms with computer seats) ---------------------------------
+
+class ReplayedSeat:
+    """A seat's views at every version, rebuilt from a room's log (quacks like a
+    :class:`Client` for :func:`audit_frames`: ``seat`` and ``views``)."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.views: dict[int, dict[str, Any] | None] = {}
+
+
+def replay_room(server: ThreadServer, room: str) -> list[ReplayedSeat]:
+    """Rebuild every seat's view at every version of ``room`` by replaying its log with the
+    engine from the room's options and seed (read from the server's store)."""
+    store = server.app.state.store
+
+    async def read() -> tuple[Any, list[dict[str, Any]]]:
+        record, _ = await store.load(room)
+        return record, await store.log(room)
+
+    future = asyncio.run_coroutine_threadsafe(read(), server.loop)
+    record, log = future.result(10)
+    seats = [ReplayedSeat(s) for s in range(len(record.seats))]
+    state = None
+    for entry in log:
+        events = entry.get("events") or []
+        if state is None and any(e.get("type") == "game_start" for e in events):
+            state, _ = engine.new_game(engine.GameOptions.from_dict(record.options), record.seed)
+        elif "action" in entry:
+            state, _ = engine.apply(state, entry["seat"], entry["action"])
+        for s in seats:
+            s.views[entry["v"]] = engine.view(state, s.seat) if state is not None else None
+    return seats
