@@ -159,16 +159,25 @@ class GameState:
         d["decks"] = list(self.decks)
         return new
 
-    def to_dict(self) -> dict:
+    def to_dict(self, copy: bool = True) -> dict:
         """The whole state as JSON-ready plain data (dict, list, str, int, bool, None).
 
         Holds hidden information (hands, pack, seed): store it, never send it to a client;
         send :func:`engine.view` instead.
+
+        Args:
+            copy: True (the default): the result shares nothing with the state. False: it
+                shares the state's lists and dicts, which saves copying them when the
+                result is only read (e.g. encoded as JSON); then neither the result nor
+                the state may be mutated.
         """
-        out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = value.to_dict() if f.name == "options" else plain_copy(value)
+        values = self.__dict__
+        if not copy:
+            out = {name: values[name] for name in _FIELD_NAMES}
+            out["options"] = self.options.to_dict()
+            return out
+        out = {name: plain_copy(values[name]) for name in _FIELD_NAMES}
+        out["options"] = self.options.to_dict()
         return out
 
     @classmethod
@@ -180,7 +189,7 @@ class GameState:
         """
         if not isinstance(data, dict):
             raise ValueError("a game state must be a dict")
-        names = [f.name for f in fields(cls)]
+        names = _FIELD_NAMES
         missing = [n for n in names if n not in data]
         unknown = sorted(set(data) - set(names))
         if missing or unknown:
@@ -191,3 +200,7 @@ class GameState:
         if kwargs["phase"] not in PHASES:
             raise ValueError(f"bad game state: unknown phase {kwargs['phase']!r}")
         return cls(**kwargs)
+
+
+_FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(GameState))
+"""The fields of :class:`GameState`, in order (the keys of :meth:`GameState.to_dict`)."""

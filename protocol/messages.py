@@ -13,9 +13,10 @@ example.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 PROTOCOL_VERSION = "cribbage.v1"
 """The protocol name and version reported in ``welcome``."""
@@ -37,9 +38,10 @@ CardText = Annotated[str, Field(min_length=2, max_length=3, examples=["5H", "TD"
 
 
 class _Model(BaseModel):
-    """Base of all messages: unknown fields are refused, so typos surface as errors."""
+    """Base of all messages: unknown fields are refused and types are strict (no `"0"` for 0,
+    no `"yes"` for true), so mistakes surface as errors."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -125,6 +127,22 @@ Action = Annotated[
 # --------------------------------------------------------------------------------------
 
 
+def _check_name(name: str) -> str:
+    """A display name: trimmed, not blank, no control or format characters (NUL, the
+    right-to-left override …; the zero-width joiner of emoji sequences is allowed)."""
+    name = name.strip()
+    if not name:
+        raise ValueError("a name cannot be blank")
+    for ch in name:
+        if unicodedata.category(ch)[0] == "C" and ch != "\u200d":
+            raise ValueError(f"a name cannot hold the character U+{ord(ch):04X}")
+    return name
+
+
+DisplayName = Annotated[str, Field(min_length=1, max_length=32), AfterValidator(_check_name)]
+"""A player's display name, as others see it: 1..32 characters, no control characters."""
+
+
 class Hello(_Model):
     """First message of a connection: who is there.
 
@@ -133,7 +151,7 @@ class Hello(_Model):
     """
 
     type: Literal["hello"]
-    name: str = Field(min_length=1, max_length=32)
+    name: DisplayName
     token: str | None = Field(default=None, pattern=TOKEN_PATTERN)
     client: str | None = Field(default=None, max_length=64, description="free text, for logs")
 
@@ -143,6 +161,9 @@ Level = Literal["easy", "standard"]
 
 SeatNumber = Annotated[int, Field(ge=0, le=3)]
 """A seat number, 0..3."""
+
+SeatKey = Annotated[str, Field(pattern=r"^[0-3]$")]
+"""A seat number as an object key (JSON keys are text): ``"0"`` .. ``"3"``."""
 
 
 class RoomSettingsModel(_Model):
@@ -168,7 +189,7 @@ class CreateRoom(_Model):
 
     type: Literal["create_room"]
     options: GameOptionsModel = Field(default_factory=GameOptionsModel)
-    computers: dict[SeatNumber, Level] = Field(default_factory=dict)
+    computers: dict[SeatKey, Level] = Field(default_factory=dict)
     room: RoomSettingsModel = Field(default_factory=RoomSettingsModel)
 
 

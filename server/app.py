@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
@@ -100,7 +101,10 @@ def create_app(
                 )
             )
             broker = RedisBroker(redis, settings.key_prefix)
-            store = RedisStore(redis, settings.key_prefix, settings.room_ttl_seconds)
+            store = RedisStore(
+                redis, settings.key_prefix, settings.room_ttl_seconds,
+                published=broker.published,
+            )
         else:
             broker = MemoryBroker()
             store = MemoryStore(broker, settings.room_ttl_seconds)
@@ -222,7 +226,23 @@ def create_app(
         Route("/r/{room}", index, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={RedisError: _store_down, Exception: _internal_error},
+    )
+
+
+async def _store_down(request: Request, exc: Exception) -> Response:
+    """HTTP requests while Redis cannot be reached: ``503 {"code": "store_unavailable"}``."""
+    log.warning("store unavailable for %s %s: %s", request.method, request.url.path, exc)
+    return _error(503, "store_unavailable", "the room store cannot be reached; try again")
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    """Any other unexpected error: ``500 {"code": "internal"}`` (the traceback is logged)."""
+    log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
+    return _error(500, "internal", "internal server error")
 
 
 def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:

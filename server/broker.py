@@ -17,6 +17,7 @@ import json
 import logging
 import uuid
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -25,12 +26,48 @@ from redis.asyncio import Redis
 log = logging.getLogger(__name__)
 
 Listener = Callable[[dict[str, Any]], None]
-"""Called with each message of a room, in channel order, on the event loop. Must not block."""
+"""Called with each message of a room, in channel order, on the event loop. Must not block.
+
+An update message is :func:`server.store.base.update_message`'s plain data, except that one
+this process published itself may come as noted in :class:`PublishedMessages`: the
+``RoomRecord`` under ``"record"`` (and the engine state under ``"state"``) instead of
+``"room"``. Listeners must not mutate messages."""
 
 
 def channel_name(prefix: str, room_id: str) -> str:
     """The pub/sub channel of a room: ``<prefix>room:{<id>}:chan``."""
     return f"{prefix}room:{{{room_id}}}:chan"
+
+
+class PublishedMessages:
+    """The update messages this process published lately, by their exact text.
+
+    ``RedisStore.commit`` notes each message before publishing it, with its plain data plus
+    the committed ``RoomRecord`` (``"record"``) and engine state (``"state"``, or None).
+    When the same text comes back on this process's subscription, :class:`RedisBroker`
+    hands that data to the listener instead of decoding the JSON and rebuilding the record
+    and state: the text is byte for byte what was committed, so the data is too. Messages
+    that never come back (a room this process does not follow) are forgotten after
+    ``limit`` newer ones.
+    """
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._limit = limit
+        self._messages: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    def add(self, text: str, message: dict[str, Any]) -> None:
+        """Note a message about to be published as ``text``."""
+        self._messages[text] = message
+        if len(self._messages) > self._limit:
+            self._messages.popitem(last=False)
+
+    def discard(self, text: str) -> None:
+        """Forget a message that was not published after all."""
+        self._messages.pop(text, None)
+
+    def take(self, text: str) -> dict[str, Any] | None:
+        """The data of a noted message published as exactly ``text`` (then forgotten)."""
+        return self._messages.pop(text, None)
 
 
 class Broker(ABC):
@@ -101,6 +138,8 @@ class RedisBroker(Broker):
         self._pending: dict[str, list[asyncio.Future[None]]] = {}
         self._task: asyncio.Task[None] | None = None
         self._home = f"{prefix}proc:{uuid.uuid4().hex}"
+        self.published = PublishedMessages()
+        """Give to this process's ``RedisStore`` (its ``published``)."""
         self._stopping = False
         self._connected = False
 
@@ -152,8 +191,10 @@ class RedisBroker(Broker):
         listener = self._listeners.get(room_id) if room_id else None
         if listener is None:
             return
+        data = msg["data"]
         try:
-            listener(json.loads(msg["data"]))
+            message = self.published.take(data) if isinstance(data, str) else None
+            listener(message if message is not None else json.loads(data))
         except Exception:
             log.exception("room listener failed for %s", room_id)
 

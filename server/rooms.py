@@ -135,12 +135,15 @@ class ActResult:
             ``record`` is None and ``events`` empty).
         record: the room after the action.
         events: the action's full (unredacted) events.
+        state: ``record.state`` as the engine's :class:`engine.GameState` (never to be
+            mutated), or None with ``record``.
     """
 
     version: int
     duplicate: bool
     record: RoomRecord | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
+    state: engine.GameState | None = None
 
 
 class RoomService:
@@ -167,14 +170,26 @@ class RoomService:
         self.seed_factory = seed_factory or new_seed
         self.commit_hooks: list[CommitHook] = []
         self.deadline_listeners: list[DeadlineListener] = []
-        self._cache: dict[str, RoomRecord] = {}
+        self._cache: dict[str, tuple[RoomRecord, engine.GameState | None]] = {}
 
     # -- cache of records of rooms this process follows ---------------------------------
-    def remember(self, record: RoomRecord) -> None:
-        """Keep ``record`` as the latest known state of its room (if newer)."""
+    def remember(self, record: RoomRecord, state: engine.GameState | None = None) -> None:
+        """Keep ``record`` as the latest known state of its room (if newer).
+
+        Args:
+            record: the room.
+            state: ``record.state`` as a :class:`engine.GameState` if the caller has it
+                (the next action on the room then starts from it instead of decoding
+                ``record.state`` again). The engine never mutates a state it is given,
+                and nothing else may.
+        """
         cur = self._cache.get(record.id)
-        if cur is None or cur.version < record.version:
-            self._cache[record.id] = record
+        if (
+            cur is None
+            or cur[0].version < record.version
+            or (cur[0].version == record.version and cur[1] is None and state is not None)
+        ):
+            self._cache[record.id] = (record, state)
 
     def forget(self, room_id: str) -> None:
         """Drop the cached record of a room (when no local connection follows it)."""
@@ -219,7 +234,7 @@ class RoomService:
             record = RoomRecord(
                 id=new_room_id(),
                 version=0,
-                options=opts.to_dict(),
+                options=opts.effective().to_dict(),
                 seats=tuple(SeatRecord() for _ in range(opts.players)),
                 state=None,
                 seed=self.seed_factory(),
@@ -387,12 +402,13 @@ class RoomService:
                 log_entry=log_entry,
                 events=events,
                 seats_changed=seats_changed,
+                state=state,
                 deadlines=sets,
                 clear=clear + tuple(c for c in extra_clear if c not in clear),
             )
         )
         if result.status == "ok":
-            self.remember(new)
+            self.remember(new, state)
             if sets:
                 first = min(d.due for d in sets)
                 for listener in self.deadline_listeners:
@@ -514,7 +530,8 @@ class RoomService:
             engine.RulesError: the engine refused the action (the room is unchanged).
         """
         key = f"{seat}:{action_id}"
-        record = self._cache.get(room_id) if expected_version is None else None
+        cached = self._cache.get(room_id) if expected_version is None else None
+        record, state = cached if cached is not None else (None, None)
         fresh = record is None
         if record is None:
             record, done = await self.store.load(room_id, key)
@@ -527,7 +544,7 @@ class RoomService:
                     raise RoomError("room_not_found", f"no room {room_id!r}")
                 if expected_version is not None and record.version != expected_version:
                     raise RoomError("conflict", f"the room is at version {record.version}")
-                new, state, events = self._apply_seat(record, seat, token, action)
+                new, new_state, events = self._apply_seat(record, seat, token, action, state)
             except (RoomError, engine.RulesError):
                 if fresh:
                     # Perhaps the refusal is a re-sent action that already went through.
@@ -537,16 +554,17 @@ class RoomService:
                             return ActResult(done, True)
                     raise
                 record, done = await self.store.load(room_id, key)
+                state = None
                 fresh = True
                 if done is not None:
                     return ActResult(done, True)
                 continue
             result = await self._commit(
-                record, new, state, events, action_key=key,
+                record, new, new_state, events, action_key=key,
                 log_entry={"seat": seat, "id": action_id, "action": action},
             )
             if result.status == "ok":
-                return ActResult(result.version, False, new, events)
+                return ActResult(result.version, False, new, events, new_state)
             if result.status == "duplicate":
                 return ActResult(result.version, True)
             if result.status == "missing":
@@ -558,14 +576,18 @@ class RoomService:
                 raise RoomError("busy", "the room is too busy; try again")
             await self._backoff(attempt)
             record, done = await self.store.load(room_id, key)
+            state = None
             fresh = True
             if done is not None:
                 return ActResult(done, True)
 
     def _apply_seat(
         self, record: RoomRecord, seat: int, token: str | ComputerCredential,
-        action: dict[str, Any],
+        action: dict[str, Any], state: engine.GameState | None = None,
     ) -> tuple[RoomRecord, engine.GameState, list[dict]]:
+        """Check the seat's credential and apply its action to ``record``.
+
+        ``state``: ``record.state`` already decoded (from the cache), or None."""
         if not 0 <= seat < len(record.seats):
             raise RoomError("bad_token", "the token does not hold this seat")
         info = record.seats[seat]
@@ -576,10 +598,13 @@ class RoomService:
             raise RoomError("bad_token", "the token does not hold this seat")
         if record.state is None:
             raise RoomError("not_started", "the game starts when every seat is taken")
-        state = engine.GameState.from_dict(record.state)
+        if state is None:
+            state = engine.GameState.from_dict(record.state)
         new_state, events = engine.apply(state, seat, action)
+        # The record's state shares its containers with new_state: neither is ever mutated
+        # (the engine never mutates a state it is given), so a copy is not needed.
         new = record.evolve(
-            version=record.version + 1, state=new_state.to_dict(), updated=time.time()
+            version=record.version + 1, state=new_state.to_dict(copy=False), updated=time.time()
         )
         return new, new_state, events
 

@@ -44,12 +44,22 @@ DELIVERY_WAIT_SECONDS = 5.0
 
 @dataclass
 class VersionData:
-    """One version of a room as this process knows it, with per-seat caches."""
+    """One version of a room as this process knows it, with per-seat caches.
+
+    ``previous`` is the room's version just before this one when this process knew it
+    (its views let this version's views share their unchanged parts, see
+    ``engine.view``'s ``since``); only the newest version keeps that link, so versions do
+    not chain up in memory.
+
+    Views are shared by every session of a seat and by the patches sent from them: they
+    must never be mutated.
+    """
 
     record: RoomRecord
     events: list[dict[str, Any]]
     seats_changed: bool
     _state: engine.GameState | None = None
+    previous: VersionData | None = None
     _views: dict[int | None, dict[str, Any] | None] = field(default_factory=dict)
     _events: dict[int | None, list[dict[str, Any]]] = field(default_factory=dict)
 
@@ -58,15 +68,26 @@ class VersionData:
         """The room version."""
         return self.record.version
 
+    def state(self) -> engine.GameState | None:
+        """The game state (None before the game starts), decoded once (never mutate it)."""
+        if self._state is None and self.record.state is not None:
+            self._state = engine.GameState.from_dict(self.record.state)
+        return self._state
+
     def view(self, seat: int | None) -> dict[str, Any] | None:
         """``engine.view(state, seat)`` (None before the game starts), computed once."""
         if seat not in self._views:
-            if self.record.state is None:
+            state = self.state()
+            if state is None:
                 self._views[seat] = None
             else:
-                if self._state is None:
-                    self._state = engine.GameState.from_dict(self.record.state)
-                self._views[seat] = engine.view(self._state, seat)
+                since = None
+                prev = self.previous
+                if prev is not None and prev._state is not None:
+                    before = prev._views.get(seat)
+                    if before is not None:
+                        since = (prev._state, before)
+                self._views[seat] = engine.view(state, seat, since)
         return self._views[seat]
 
     def events_for(self, seat: int | None) -> list[dict[str, Any]]:
@@ -136,15 +157,28 @@ class LocalRoom:
         self.ready: asyncio.Future[None] | None = None
 
     def ingest(
-        self, record: RoomRecord, events: list[dict[str, Any]], seats_changed: bool
+        self,
+        record: RoomRecord,
+        events: list[dict[str, Any]],
+        seats_changed: bool,
+        state: engine.GameState | None = None,
     ) -> VersionData:
-        """Remember a version (or return the one already known)."""
+        """Remember a version (or return the one already known).
+
+        ``state``: ``record.state`` as a :class:`engine.GameState` when the caller has it
+        (saves decoding it again)."""
         data = self.versions.get(record.version)
         if data is None:
-            data = VersionData(record, events, seats_changed)
+            data = VersionData(record, events, seats_changed, state)
             self.versions[record.version] = data
+            prev = self.versions.get(record.version - 1)
+            if prev is not None:
+                prev.previous = None
+                data.previous = prev
             while len(self.versions) > self.KEEP_VERSIONS:
                 self.versions.popitem(last=False)
+        elif data._state is None and state is not None:
+            data._state = state
         return data
 
     def latest(self) -> VersionData | None:
@@ -200,9 +234,16 @@ class LocalRooms:
     def _on_message(self, local: LocalRoom, msg: dict[str, Any]) -> None:
         kind = msg.get("t")
         if kind == "u":
-            record = RoomRecord.from_dict(msg["room"])
-            self.service.remember(record)
-            data = local.ingest(record, msg.get("events", []), bool(msg.get("seats_changed")))
+            # A message this process published itself may come with the committed record
+            # and engine state (server.broker.PublishedMessages) instead of "room".
+            record = msg.get("record")
+            if record is None:
+                record = RoomRecord.from_dict(msg["room"])
+            state = msg.get("state")
+            self.service.remember(record, state)
+            data = local.ingest(
+                record, msg.get("events", []), bool(msg.get("seats_changed")), state
+            )
             for session in list(local.sessions):
                 session.on_version(local, data)
             for event in data.events:
@@ -534,7 +575,9 @@ class Session:
             # Send our own update at once when nothing is missing before it, instead of
             # waiting for it to come back through the room's channel.
             if result.version not in local.versions and self.last_version == result.version - 1:
-                self.on_version(local, local.ingest(result.record, result.events, False))
+                self.on_version(
+                    local, local.ingest(result.record, result.events, False, result.state)
+                )
         await self._wait_for(result.version)
         self.send({"type": "ack", "action_id": action_id, "version": result.version,
                    "duplicate": result.duplicate})

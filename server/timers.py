@@ -111,18 +111,29 @@ class Sweeper:
 
     async def run(self) -> None:
         """Sweep until :meth:`stop` (or cancellation)."""
+        failures = 0
         while not self._stopping.is_set():
             self._wake.clear()
+            pause = self.settings.sweep_interval_seconds
             try:
                 await self.sweep_once()
+                failures = 0
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("sweep failed")
+            except Exception as exc:
+                # A store that is down (Redis unreachable) fails every sweep: log the first
+                # failure with its traceback, then one line now and then, and back off up to
+                # 5 s so a dead store does not flood the log.
+                failures += 1
+                if failures == 1:
+                    log.exception("sweep failed")
+                elif failures % 50 == 0:
+                    log.warning("sweep still failing (%d times): %s", failures, exc)
+                pause = min(5.0, pause * 2 ** min(failures, 6))
             if self._stopping.is_set():
                 break
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.settings.sweep_interval_seconds)
+                await asyncio.wait_for(self._wake.wait(), pause)
 
     def start(self) -> None:
         """Start :meth:`run` as a background task."""

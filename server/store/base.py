@@ -189,6 +189,10 @@ class Commit:
         deadlines: deadlines of this room to store (each replaces one with the same
             ``member``), written in the same atomic step as the record.
         clear: ``"<kind>|<key>"`` of deadlines of this room to remove in that same step.
+        state: ``record.state`` as the engine's ``GameState`` when the committer has it, or
+            None. Never stored; a store may hand it (with ``record``) to this process's own
+            listeners so they need not decode the published message (see
+            ``server.broker.PublishedMessages``). Nobody may mutate it.
     """
 
     record: RoomRecord
@@ -197,6 +201,7 @@ class Commit:
     log_entry: dict[str, Any]
     events: list[dict[str, Any]]
     seats_changed: bool = False
+    state: Any = None
     deadlines: tuple[Deadline, ...] = ()
     clear: tuple[str, ...] = ()
 

@@ -36,7 +36,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from ..broker import channel_name
+from ..broker import PublishedMessages, channel_name
 from .base import (
     Claim,
     Commit,
@@ -62,12 +62,22 @@ class RedisStore(RoomStore):
         prefix: prepended to every key and channel (tests use a random one).
         ttl_seconds: idle expiry of a room (default 24 h).
         log_limit: approximate cap of log entries kept per room.
+        published: where to note the exact text of each update message this store
+            publishes, with its plain data, so that this process's
+            :class:`~server.broker.RedisBroker` hands it to listeners without decoding it
+            (``RedisBroker.published``); None to skip.
     """
 
     def __init__(
-        self, redis: Redis, prefix: str = "", ttl_seconds: int = 86400, log_limit: int = 5000
+        self,
+        redis: Redis,
+        prefix: str = "",
+        ttl_seconds: int = 86400,
+        log_limit: int = 5000,
+        published: PublishedMessages | None = None,
     ) -> None:
         self.redis = redis
+        self.published = published
         self.prefix = prefix
         self.ttl = int(ttl_seconds)
         self.log_limit = log_limit
@@ -137,6 +147,20 @@ class RedisStore(RoomStore):
             separators=(",", ":"),
         )
         head = head[:-1] + ',"room":'
+        record_json = commit.record.to_json()
+        text = None
+        if self.published is not None:
+            # What commit.lua publishes (head .. record .. "}"), noted before the call: the
+            # message can reach this process's subscription before the script's reply.
+            text = head + record_json + "}"
+            self.published.add(text, {
+                "t": "u",
+                "v": commit.record.version,
+                "events": commit.events,
+                "seats_changed": commit.seats_changed,
+                "record": commit.record,
+                "state": commit.state,
+            })
         ops = ""
         if commit.deadlines or commit.clear:
             ops = json.dumps(
@@ -150,7 +174,7 @@ class RedisStore(RoomStore):
             keys=self._keys(room_id),
             args=[
                 commit.expected_version,
-                commit.record.to_json(),
+                record_json,
                 commit.action_key or "",
                 json.dumps(commit.log_entry, separators=(",", ":")),
                 head,
@@ -161,7 +185,10 @@ class RedisStore(RoomStore):
                 ops,
             ],
         )
-        return CommitResult(_STATUS[int(status)], int(version))  # type: ignore[arg-type]
+        result = CommitResult(_STATUS[int(status)], int(version))  # type: ignore[arg-type]
+        if text is not None and result.status != "ok":
+            self.published.discard(text)  # type: ignore[union-attr]  (never published)
+        return result
 
     async def log(self, room_id: str) -> list[dict[str, Any]]:
         """See :meth:`RoomStore.log`."""

@@ -80,6 +80,15 @@ def live_server() -> Iterator[LiveServer]:
     server.stop()
 
 
+@pytest.fixture
+def quick_takeover_server() -> Iterator[LiveServer]:
+    """Like ``live_server``, but a seat away for a second is played by the computer (the
+    default takeover grace of new rooms is 1 s)."""
+    server = LiveServer(Settings(bot_delay_seconds=0, takeover_grace_seconds=1.0)).start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Headless Debian Chromium (one per test module; closed before other tests run)."""

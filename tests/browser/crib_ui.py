@@ -8,11 +8,8 @@ that only help the test wait for the next change.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import itertools
 import json
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -22,8 +19,9 @@ import engine
 ALL_CARDS = [r + s for r in "A23456789TJQK" for s in "CDHS"]
 
 
-def watch_frames(page: Any) -> list[dict[str, Any]]:
-    """Record every JSON frame the page receives on its WebSockets (to check for rejects)."""
+def watch_frames(page: Any, *, sent: bool = False) -> list[dict[str, Any]]:
+    """Record every JSON frame the page receives (or, with ``sent``, sends) on its
+    WebSockets: to check for rejects, or what the page asked for."""
     frames: list[dict[str, Any]] = []
 
     def on_ws(ws: Any) -> None:
@@ -33,7 +31,7 @@ def watch_frames(page: Any) -> list[dict[str, Any]]:
             except (TypeError, ValueError):
                 pass
 
-        ws.on("framereceived", on_frame)
+        ws.on("framesent" if sent else "framereceived", on_frame)
 
     page.on("websocket", on_ws)
     return frames
@@ -41,20 +39,24 @@ def watch_frames(page: Any) -> list[dict[str, Any]]:
 
 def create_table(page: Any, base: str, name: str, *, players: str = "2", target: str = "121",
                  muggins: bool = False, lowball: bool = False, backup10: bool = False,
-                 seats: dict[int, str] | None = None) -> str:
+                 hints: bool = True, seats: dict[int, str] | None = None) -> str:
     """Fill the start page and create a table; the creator lands on /r/<room> in seat 1.
-    Returns the share link shown on the page."""
+    ``seats`` gives seats (0-based) to computers (``"standard"``/``"easy"``); with
+    ``hints=False`` the room forbids hints. Returns the share link shown on the page (in
+    the waiting room, or beside the board once the game has started)."""
     page.goto(base + "/")
     page.fill("#your-name", name)
     page.check(f"input[name=layout][value='{players}']")
     page.check(f"input[name=target][value='{target}']")
-    for key, on in (("muggins", muggins), ("lowball", lowball), ("backup10", backup10)):
+    for key, on in (("muggins", muggins), ("lowball", lowball), ("backup10", backup10),
+                    ("hints", hints)):
         page.set_checked(f"input[name={key}]", on)
     for seat, choice in (seats or {}).items():
         page.select_option(f"#seat-{seat}", choice)
     page.click("button[type=submit]")
     page.wait_for_url("**/r/**")
-    page.wait_for_selector("#share-link")
+    page.wait_for_selector("#table[data-conn=open]")
+    page.wait_for_selector("#share-link")  # visible: a person can find and copy it
     return page.input_value("#share-link")
 
 
@@ -178,60 +180,3 @@ def play_until_game_over(pages: list[Any], *, timeout: float = 90.0,
 def rejects(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rejected actions and errors among received frames."""
     return [f for f in frames if f.get("type") in ("reject", "error")]
-
-
-def legal_from_view(view: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The actions a seat may take, worked out from its view alone (no Muggins)."""
-    if not view or view["seat"] is None:
-        return []
-    seat, phase = view["seat"], view["phase"]
-    if phase == "discard" and not view["discarded"][seat]:
-        need = 2 if view["players"] == 2 else 1
-        return [{"type": "discard", "cards": list(c)}
-                for c in itertools.combinations(view["hand"], need)]
-    if phase == "play" and view["turn"] == seat:
-        return [{"type": "play", "card": c} for c in view["hand"]
-                if view["count"] + engine.Card.parse(c).value <= 31]
-    return []
-
-
-class ExternalComputer:
-    """A computer player (``engine.computer.decide``, from its view only) that sits at a seat
-    as an ordinary client over /ws — what ``cribbage-bot`` does (issue 4). Used when the
-    server cannot seat computers itself yet."""
-
-    def __init__(self, ws_url: str, room: str, seat: int, level: str = "standard") -> None:
-        self.ws_url, self.room, self.seat, self.level = ws_url, room, seat, level
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
-        self.error: BaseException | None = None
-
-    def start(self) -> ExternalComputer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(10)
-
-    async def _run(self) -> None:
-        from engine.computer import decide
-        from protocol.client import Client
-
-        try:
-            client = await Client.connect(self.ws_url, name="Computer", record=False)
-            await client.join(self.room, self.seat)
-            n = 0
-            while not self._stop.is_set():
-                version = client.version
-                action = decide(client.view, legal_from_view(client.view), self.level, seed=n) \
-                    if client.view else None
-                if action:
-                    n += 1
-                    await client.act(action)
-                    continue
-                with contextlib.suppress(TimeoutError):
-                    await client.wait_until(lambda c, v=version: c.version != v, timeout=0.3)
-            await client.close()
-        except BaseException as exc:  # reported by the test
-            self.error = exc

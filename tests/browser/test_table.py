@@ -11,7 +11,6 @@ from typing import Any
 import httpx
 import pytest
 from crib_ui import (
-    ExternalComputer,
     act_once,
     create_table,
     hand,
@@ -24,8 +23,6 @@ from crib_ui import (
     weakest_hand_discard,
 )
 
-from protocol.messages import CLIENT_TYPES
-
 pytestmark = pytest.mark.browser
 
 
@@ -33,7 +30,7 @@ def test_two_people_play_a_whole_game(live_server: Any, new_page: Any,
                                       screenshot_dir: Path) -> None:
     """Two browser contexts (one desktop, one phone-sized) play a 2-player game to 61."""
     anna, ben = new_page(), new_page(phone=True)
-    frames = watch_frames(anna) + []
+    frames = watch_frames(anna)
     ben_frames = watch_frames(ben)
     link = create_table(anna, live_server.url, "Anna", target="61")
     assert "/r/" in link
@@ -125,30 +122,26 @@ def test_a_reload_mid_deal_resumes_the_same_seat(live_server: Any, new_page: Any
 
 def test_one_person_against_the_computer_with_backup10(live_server: Any, new_page: Any,
                                                        screenshot_dir: Path) -> None:
-    """A whole game to 121 against a standard computer under Back-up 10, until a back-up
-    line shows under the board. The person keeps the hand with the lowest average count
-    (a legal, if poor, strategy), so zero hands come often; the deal is the server's own
-    random one. Needs computer seats on the server (issue 4)."""
+    """A whole game to 121 against the server's standard computer under Back-up 10, until a
+    back-up line shows under the board. The person keeps the hand with the lowest average
+    count (a legal, if poor, strategy), so zero hands come often; the deal is the server's
+    own random one. The game starts as soon as the creator sits (the computer's seat is
+    given at creation), and the share link stays on the page, for anyone who wants to
+    watch."""
     me = new_page()
     frames = watch_frames(me)
     link = create_table(me, live_server.url, "Pat", target="121", backup10=True,
                         seats={1: "standard"})
     room = link.rstrip("/").rsplit("/", 1)[-1]
-    outside = None
-    if "set_computer" in CLIENT_TYPES:
-        # The server seats computer players itself (issue 4): seat 2 is the computer's.
-        summary = httpx.get(f"{live_server.url}/api/rooms/{room}").json()
-        assert summary["seats"][1]["kind"] == "computer"
-    else:
-        # Until it does, the same computer player sits down as an ordinary client over /ws.
-        ws_url = live_server.url.replace("http", "ws") + "/ws"
-        outside = ExternalComputer(ws_url, room, seat=1).start()
-    try:
-        _play_against_the_computer(me)
-    finally:
-        if outside:
-            outside.stop()
-            assert outside.error is None, outside.error
+    summary = httpx.get(f"{live_server.url}/api/rooms/{room}").json()
+    assert summary["seats"][1]["kind"] == "computer"
+    assert summary["seats"][1]["level"] == "standard"
+    assert me.locator("#share-link").is_visible() and me.locator("#copy-link").is_visible()
+    assert "Link to watch" in me.inner_text(".board-panel")
+    # The computer's seat is shown as a computer on the board.
+    me.wait_for_selector(".player[data-seat='1'] [data-presence=computer]")
+    assert "standard" in me.inner_text(".player[data-seat='1']")
+    _play_against_the_computer(me)
     assert not rejects(frames)
     me.screenshot(path=str(screenshot_dir / "backup10-game-over.png"), full_page=True)
 
@@ -175,6 +168,7 @@ def test_muggins_announce_and_call(live_server: Any, new_page: Any) -> None:
     the cards laid out, calls muggins and takes the difference."""
     anna, ben = new_page(), new_page()
     frames = watch_frames(anna)
+    anna_sent, ben_sent = watch_frames(anna, sent=True), watch_frames(ben, sent=True)
     link = create_table(anna, live_server.url, "Anna", target="121", muggins=True)
     sit(ben, link, "Ben", seat=1)
     anna.wait_for_selector("#table[data-phase=discard]")
@@ -198,6 +192,10 @@ def test_muggins_announce_and_call(live_server: Any, new_page: Any) -> None:
     assert anna.locator(".show-entry").count() == 3
     assert "Announced" in anna.inner_text(".show-panel")
     assert not rejects(frames)
+    # Every answer named the announcement it answered (view.show.pending.ref).
+    answers = [f["action"] for f in anna_sent + ben_sent
+               if f.get("type") == "act" and f["action"]["type"] == "answer"]
+    assert len(answers) == 3 and all(isinstance(a.get("ref"), int) for a in answers), answers
 
 
 def test_a_dropped_connection_comes_back_to_the_same_seat(live_server: Any,
@@ -224,3 +222,113 @@ def test_a_dropped_connection_comes_back_to_the_same_seat(live_server: Any,
     assert sorted(hand(anna)) == kept
     ben.wait_for_function("() => /Anna disconnected[^]*Anna connected/"
                           ".test(document.querySelector('.log').innerText)")
+
+
+def test_hints_only_where_the_room_allows_them(live_server: Any, new_page: Any,
+                                               screenshot_dir: Path) -> None:
+    """A person with three computers at a 4-player partnership table asks for hints (the
+    room allows them): the suggestion shows, and one click picks it. At a table created
+    without hints no hint button is ever offered."""
+    me = new_page()
+    sent = watch_frames(me, sent=True)
+    create_table(me, live_server.url, "Pat", players="4p", target="121",
+                 seats={1: "standard", 2: "easy", 3: "standard"})
+    me.wait_for_selector("#table[data-phase=discard]")
+    assert me.locator(".player [data-presence=computer]").count() == 3
+    assert "team A" in me.inner_text(".player[data-seat='2']")  # the partner
+    me.click("#hint")
+    me.wait_for_selector(".hint >> text=Lay away")
+    me.click("[data-key=hint-pick-0]")  # picks the suggested card; "lay away" confirms
+    chosen = me.eval_on_selector_all(".hand button.card[aria-pressed=true]",
+                                     "els => els.map(e => e.dataset.card)")
+    assert len(chosen) == 1 and me.is_enabled("#send-crib")
+    version = table(me)["version"]
+    me.click("#send-crib")
+    wait_for_change(me, version)
+    assert {"type": "hint"} in [{"type": f.get("type")} for f in sent]
+
+    # In the play: a hint for the card to play, then on into the second deal for a picture
+    # of a partnership table with a show laid out.
+    me.wait_for_selector("#table[data-phase=play]")
+    me.wait_for_function("() => document.querySelector('#table').dataset.turn === '0'"
+                         " || document.querySelector('#table').dataset.deal !== '1'")
+    if table(me)["turn"] == "0" and table(me)["phase"] == "play":
+        me.click("#hint")
+        me.wait_for_selector(".hint >> text=Play")
+    end = time.monotonic() + 60
+    while not (int(table(me)["deal"]) >= 2 and table(me)["phase"] == "play"
+               and me.locator(".pile li").count() >= 3):
+        if not act_once(me):
+            time.sleep(0.05)
+        assert table(me)["status"] != "game_over" and time.monotonic() < end
+    me.screenshot(path=str(screenshot_dir / "table-partnership.png"), full_page=True)
+
+    # A table without hints: no hint button, in the discard and in the play.
+    other = new_page()
+    other_sent = watch_frames(other, sent=True)
+    create_table(other, live_server.url, "Sam", hints=False, seats={1: "standard"})
+    other.wait_for_selector("#table[data-phase=discard]")
+    for _ in range(4):
+        assert other.locator("#hint").count() == 0
+        act_once(other)
+    assert other.locator("#hint").count() == 0
+    assert not [f for f in other_sent if f.get("type") == "hint"]
+
+
+def test_the_creator_gives_a_seat_to_a_computer(quick_takeover_server: Any,
+                                               new_page: Any) -> None:
+    """The creator of a 3-player table gives seat 2 to a computer from the waiting room; a
+    second person takes the last seat and the game starts. They play; the second person
+    leaves, the computer stands in for them (shown on the board) and plays their turns,
+    and when they come back the seat is theirs again."""
+    base = quick_takeover_server.url
+    anna, ben = new_page(), new_page(phone=True)
+    frames = watch_frames(anna)
+    link = create_table(anna, base, "Anna", players="3")
+    anna.wait_for_selector("text=Waiting for players")
+    assert "Hints allowed" in anna.inner_text(".waiting")
+    anna.select_option("#level-1", "easy")
+    anna.click("[data-key=computer-1]")
+    anna.wait_for_selector(".waiting li[data-seat='1'] [data-presence=computer]")
+    assert "easy" in anna.inner_text(".waiting li[data-seat='1']")
+    assert anna.locator("[data-key=computer-2]").count() == 1  # seat 3 is still free
+
+    # Ben sees the computer in the lobby and takes the last seat; the game starts.
+    ben.goto(link)
+    ben.wait_for_selector(".seat-list >> text=(computer)")
+    sit(ben, link, "Ben", seat=2)
+    for page in (anna, ben):
+        page.wait_for_selector("#table[data-phase=discard]")
+        page.wait_for_selector(".player[data-seat='1'] [data-presence=computer]")
+    assert "A computer player (easy) takes seat 2" in anna.inner_text(".log")
+
+    # A few moves: both people lay away (the computer by itself), and the play begins.
+    act_once(anna)
+    act_once(ben)
+    anna.wait_for_selector("#table[data-phase=play]")
+    end = time.monotonic() + 20
+    plays = 0
+    while plays < 3:
+        plays += act_once(anna) + act_once(ben)
+        assert time.monotonic() < end
+    assert anna.locator(".pile li, .earlier").count() >= 1
+
+    # Ben goes away: after the grace the computer plays his seat, and Anna sees it.
+    context = ben.context
+    ben.close()
+    anna.wait_for_selector(".player[data-seat='2'] [data-presence=standin]", timeout=15_000)
+    assert "Ben is away: the computer plays for them" in anna.inner_text(".log")
+    deal, held = table(anna)["deal"], anna.inner_text(".player[data-seat='2'] .held")
+    end = time.monotonic() + 20
+    while (table(anna)["deal"], anna.inner_text(".player[data-seat='2'] .held")) == (deal, held):
+        if not act_once(anna):
+            time.sleep(0.05)
+        assert time.monotonic() < end, "the stand-in did not play"
+
+    # Ben comes back on the same link (same browser): his seat, and the stand-in ends.
+    ben = context.new_page()
+    ben.goto(link)
+    ben.wait_for_selector("#table[data-conn=open][data-seat='2']")
+    anna.wait_for_selector(".player[data-seat='2'] [data-presence=on]")
+    assert "Ben is back and plays again" in anna.inner_text(".log")
+    assert not rejects(frames)

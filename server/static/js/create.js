@@ -47,7 +47,9 @@ export function startPage(root) {
         players, partnerships, target: Number(state.target), muggins: state.muggins,
         lowball: state.lowball, backup10: state.backup10,
       },
-      room: { hints: state.hints, answer_window: 15, takeover_grace: 60 },
+      // The answer window and the takeover grace are the server's defaults; the table
+      // shows the effective values (room_settings).
+      room: { hints: state.hints },
       computers,
     };
     state.busy = true;
@@ -60,7 +62,9 @@ export function startPage(root) {
       const data = await res.json().catch(() => ({}));
       if (!res.ok) throw new Error(data?.error?.message || `the server said ${res.status}`);
       // The creator token lets this browser later give an empty seat to a computer.
-      updateRoom(data.room, { creatorToken: data.creator_token, autoSit: 0 });
+      updateRoom(data.room, {
+        creatorToken: data.creator_token, autoSit: 0, room_settings: data.room_settings || null,
+      });
       location.assign(`/r/${encodeURIComponent(data.room)}`);
     } catch (err) {
       state.busy = false;

@@ -94,9 +94,12 @@ export function pegReason(peg) {
  * `names.seat(s)` -> "Anna" / "You", `names.side(side)` -> "Anna" or "Anna & Carl".
  */
 export function makeNames(seats, view, mySeat) {
+  // Several computers at one table would all be "Computer (standard)": call them by seat.
+  const computers = (seats || []).filter((x) => x?.kind === "computer").length;
   const seatName = (s) => {
     if (s === null || s === undefined) return "nobody";
     if (s === mySeat) return "You";
+    if (computers > 1 && seats?.[s]?.kind === "computer") return `Computer ${s + 1}`;
     return seats?.[s]?.name || `Seat ${s + 1}`;
   };
   const sides = view?.sides || (seats || []).map((_, i) => i);
@@ -148,9 +151,14 @@ export function logLine(ev, names) {
   const who = (s) => names.seat(s);
   switch (ev.type) {
     case "seat_taken":
+      if (ev.kind === "computer") return `A computer player (${ev.level || "standard"}) takes seat ${ev.seat + 1}.`;
       return `${ev.name} sits at seat ${ev.seat + 1}.`;
-    case "seat_computer":
-      return `A computer (${ev.level}) takes seat ${ev.seat + 1}.`;
+    case "computer_standin":
+      if (ev.seat === names.me) {
+        return ev.active ? "You were away too long: the computer plays for you until you are back." : "You are back: your seat is yours again.";
+      }
+      return ev.active ? `${who(ev.seat)} is away: the computer plays for them until they are back.`
+        : `${who(ev.seat)} is back and plays again.`;
     case "game_start":
       return ev.game_number > 1 ? `Game ${ev.game_number} begins.` : "The game begins.";
     case "cut_for_deal":

@@ -16,6 +16,10 @@ const LOG_LIMIT = 80;
 const LINES_LIMIT = 40;
 const LOBBY_POLL_MS = 3000;
 const DEFAULT_ANSWER_WINDOW = 15;
+/** Reject codes of a Muggins answer that lost a race (docs/protocol.md): "too late". */
+const TOO_LATE = new Set([
+  "stale_answer", "nothing_to_answer", "already_answered", "wrong_phase", "not_an_opponent", "game_over",
+]);
 
 export function roomPage(root, roomId) {
   const stored = loadRoom(roomId);
@@ -29,7 +33,7 @@ export function roomPage(root, roomId) {
     seats: [],
     roomStatus: "waiting",
     options: {},
-    roomInfo: {}, // room settings beyond the engine options (hints, answer window)
+    roomInfo: roomSettings(stored), // room_settings: hints, answer window, takeover grace
     view: null,
     log: [],
     lines: stored.lines || [],
@@ -84,7 +88,9 @@ export function roomPage(root, roomId) {
         break;
       case "reject":
         if (state.inFlight?.id === msg.action_id) state.inFlight = null;
-        state.message = { kind: "error", text: `Not allowed: ${msg.message}` };
+        state.message = TOO_LATE.has(msg.code) && state.lastAction?.type === "answer"
+          ? { kind: "info", text: "Too late — that count was already settled." }
+          : { kind: "error", text: `Not allowed: ${msg.message}` };
         break;
       case "error":
         onError(msg);
@@ -109,6 +115,7 @@ export function roomPage(root, roomId) {
     if (msg.seat !== null && msg.seat !== undefined) {
       updateRoom(roomId, { seat: msg.seat, seatToken: conn.seatToken });
     }
+    sendPendingComputer(conn);
     if (!conn.greeted) {
       conn.greeted = true;
       addLog(msg.seat === null ? "You are watching this table." : `You are at seat ${msg.seat + 1}.`, "presence");
@@ -150,11 +157,12 @@ export function roomPage(root, roomId) {
     if (!seat) return;
     const was = seat.connected;
     seat.connected = msg.connected;
-    seat.standin = Boolean(msg.computer_standin) && !msg.connected;
+    // The stand-in's start and end also come as a versioned update (its `seats` and a
+    // `computer_standin` event, logged there); presence only keeps the dot current.
+    if (msg.computer_standin !== undefined) seat.computer_standin = Boolean(msg.computer_standin);
     if (msg.name) seat.name = msg.name;
     const name = msg.seat === state.seat ? "You" : seat.name || `Seat ${msg.seat + 1}`;
-    if (seat.standin) addLog(`${name} lost the connection; a computer plays for the seat until they are back.`, "presence");
-    else if (was !== msg.connected) addLog(`${name} ${msg.connected ? "connected" : "disconnected"}.`, "presence");
+    if (was !== msg.connected) addLog(`${name} ${msg.connected ? "connected" : "disconnected"}.`, "presence");
   }
 
   function onError(msg) {
@@ -217,6 +225,7 @@ export function roomPage(root, roomId) {
     // One action at a time: a double click must not send the same card twice.
     if (state.inFlight && Date.now() - state.inFlight.at < 5000) return;
     state.message = null;
+    state.lastAction = action;
     const id = state.conn?.act(action);
     if (id) state.inFlight = { id, at: Date.now() };
     else {
@@ -276,13 +285,16 @@ export function roomPage(root, roomId) {
 
   function giveToComputer(seat) {
     const level = state.computerLevel[seat] || "standard";
-    const msg = { type: "set_computer", seat, level, creator_token: state.creatorToken };
-    if (state.conn) state.conn.send(msg);
-    else {
-      // Not connected yet (still in the lobby): connect as a watcher to send it.
-      watch();
-      setTimeout(() => state.conn?.send(msg), 500);
-    }
+    const msg = { type: "set_computer", room: roomId, seat, level, creator_token: state.creatorToken };
+    state.message = null;
+    if (state.conn?.joined && state.conn.send(msg)) return;
+    // Not connected yet (still in the lobby): watch the table and send it once joined.
+    state.pendingComputer = msg;
+    if (!state.conn) watch();
+  }
+
+  function sendPendingComputer(conn) {
+    if (state.pendingComputer && conn.send(state.pendingComputer)) state.pendingComputer = null;
   }
 
   // ---------------------------------------------------------------- rendering ----------
@@ -320,7 +332,7 @@ export function roomPage(root, roomId) {
       h("p", {}, h("a", { href: "/" }, "Start a new table")));
   }
 
-  function shareBox() {
+  function shareBox(title = "Share link") {
     const link = `${location.origin}/r/${roomId}`;
     const copy = async () => {
       try {
@@ -336,7 +348,7 @@ export function roomPage(root, roomId) {
       setTimeout(() => { state.copied = false; render(); }, 2000);
     };
     return h("div", { class: "share" },
-      h("label", { for: "share-link" }, "Share link"),
+      h("label", { for: "share-link" }, title),
       h("div", { class: "share-row" },
         h("input", { id: "share-link", value: link, readonly: true, "data-key": "share-link", "data-keep": "no",
           onfocus: (e) => e.target.select() }),
@@ -358,6 +370,7 @@ export function roomPage(root, roomId) {
       h("h1", {}, "Cribbage table"),
       s ? h("p", { class: "lede" }, describeOptions(s.options), " · ",
         s.status === "waiting" ? `${plural(open.length, "free seat")}` : s.status === "game_over" ? "game over" : "playing") : h("p", {}, "Loading…"),
+      s ? h("p", { class: "muted settings-desc" }, describeSettings(roomSettings(s), s.options)) : null,
       shareBox(),
       h("section", { class: "panel" },
         h("div", { class: "field" },
@@ -413,7 +426,10 @@ export function roomPage(root, roomId) {
           h("h2", { id: "board-h" }, "Board"),
           board(v, names, { lowball: v.options.lowball }),
           linesUnderBoard(),
-          playersList(v, names)),
+          playersList(v, names),
+          // The link stays at hand during the game: others can watch (or take a seat
+          // freed later) — one copy of it on the page, here or in the waiting room.
+          shareBox(state.seats.some((x) => !x.taken) ? "Share link" : "Link to watch this table")),
         h("section", { class: "panel felt", "aria-labelledby": "felt-h" },
           h("h2", { id: "felt-h", class: "sr-only" }, "The table"),
           scoreStrip(v, names),
@@ -435,9 +451,7 @@ export function roomPage(root, roomId) {
     return h("header", { class: "topbar" },
       h("a", { href: "/", class: "brand" }, "Cribbage"),
       h("span", { class: "options-desc" }, describeOptions(state.view?.options || state.options)),
-      h("span", { class: ["conn", `conn-${state.connStatus}`], role: "status" }, conn),
-      // While waiting, the share link is the main thing on the page (one copy of it only).
-      state.view ? h("details", { class: "share-details" }, h("summary", {}, "Share"), shareBox()) : null);
+      h("span", { class: ["conn", `conn-${state.connStatus}`], role: "status" }, conn));
   }
 
   function waitingRoom() {
@@ -447,14 +461,14 @@ export function roomPage(root, roomId) {
       h("p", {}, state.seats.length
         ? `The game starts when every seat is taken — ${plural(open.length, "seat")} to go. Send the link:`
         : "Connecting to the table…"),
+      h("p", { class: "muted settings-desc" }, describeSettings(state.roomInfo, state.options)),
       shareBox(),
       messageEl(),
       h("ul", { class: "seat-list" }, state.seats.map((seat) => h("li", { "data-seat": seat.seat },
         h("span", { class: "seat-label" }, `Seat ${seat.seat + 1}`,
           state.options.partnerships ? ` · team ${seat.seat % 2 ? "B" : "A"}` : ""),
         seat.taken || seat.kind === "computer"
-          ? h("span", {}, seat.seat === state.seat ? `${seat.name} (you)` : seat.name || "Computer",
-            seat.kind === "computer" ? " (computer)" : "", presenceDot(seat))
+          ? h("span", {}, seat.seat === state.seat ? `${seat.name} (you)` : seat.name || "Computer", presenceDot(seat))
           : state.seat === null
             ? h("button", { type: "button", class: "primary", onclick: () => sit(seat.seat), "data-key": `sit-${seat.seat}` }, "Sit here")
             : h("span", { class: "muted" }, "free"),
@@ -466,10 +480,14 @@ export function roomPage(root, roomId) {
   }
 
   function presenceDot(seat) {
-    const text = seat.kind === "computer" ? "computer" : seat.standin ? "away — computer standing in"
-      : seat.connected ? "online" : "away";
-    return h("span", { class: ["presence", seat.kind === "computer" ? "bot" : seat.connected ? "on" : "off"] },
-      h("span", { class: "dot", "aria-hidden": "true" }), text);
+    const computer = seat.kind === "computer";
+    const standin = !computer && seat.computer_standin;
+    const text = computer ? `computer${seat.level ? ` · ${seat.level}` : ""}`
+      : standin ? "away — the computer plays for them"
+        : seat.connected ? "online" : "away";
+    return h("span", { class: ["presence", computer ? "bot" : standin ? "standin" : seat.connected ? "on" : "off"],
+      "data-presence": computer ? "computer" : standin ? "standin" : seat.connected ? "on" : "off" },
+    h("span", { class: "dot", "aria-hidden": "true" }), text);
   }
 
   function linesUnderBoard() {
@@ -705,7 +723,8 @@ export function roomPage(root, roomId) {
     }
     if (p.announced !== null && p.awaiting.includes(me)) {
       const left = state.answerDeadline ? Math.max(0, Math.ceil((state.answerDeadline - Date.now()) / 1000)) : null;
-      const answer = (call) => act({ type: "answer", call });
+      // The ref names the announcement answered: a late click never lands on the next one.
+      const answer = (call) => act(p.ref === undefined || p.ref === null ? { type: "answer", call } : { type: "answer", call, ref: p.ref });
       return h("div", { class: "muggins", role: "group", "aria-label": "Answer the announcement",
         "data-announced": p.announced },
         h("p", {}, `${names.seat(p.seat)} announces ${p.announced} for ${what}.`), cards,
@@ -713,7 +732,9 @@ export function roomPage(root, roomId) {
           h("button", { type: "button", class: "primary", id: "answer-accept", "data-key": "answer-accept", onclick: () => answer("accept") }, "Accept"),
           h("button", { type: "button", id: "answer-muggins", "data-key": "answer-muggins", onclick: () => answer("muggins") }, "Muggins! (too low)"),
           h("button", { type: "button", id: "answer-overcount", "data-key": "answer-overcount", onclick: () => answer("overcount") }, "Overcount (too high)")),
-        left !== null ? h("p", { class: "muted countdown" }, `${left} s to answer; silence accepts.`) : null);
+        h("p", { class: "muted countdown" }, left !== null ? `${left} s to answer; silence accepts.`
+          // After a reload the announcement's time is unknown (the snapshot has no deadline).
+          : `Answer within ${state.roomInfo.answer_window} s of the announcement; silence accepts.`));
     }
     return h("div", { class: "muggins" }, h("p", { class: "muted" },
       p.announced === null ? `Waiting for ${names.seat(p.seat)} to announce ${what}.` : `${names.seat(p.seat)} announced ${p.announced}; waiting for answers.`), cards);
@@ -758,17 +779,31 @@ export function roomPage(root, roomId) {
 }
 
 /**
- * Room settings beyond the engine options (whether hints are allowed, the Muggins answer
- * window), wherever the snapshot carries them: in `options`, or in a room-info object.
+ * The room's settings beyond the engine options (docs/protocol.md `room_settings`, in
+ * `room_created`, every snapshot and the room summary): whether hints are allowed, the
+ * Muggins answer window and the takeover grace, in seconds. Missing (an older server):
+ * no hints offered, the default window.
  */
 function roomSettings(msg) {
-  const info = [msg.room_info, msg.settings, typeof msg.room === "object" ? msg.room : null]
-    .find((x) => x && typeof x === "object") || {};
-  const opts = msg.options || {};
+  const info = msg?.room_settings && typeof msg.room_settings === "object" ? msg.room_settings : {};
   return {
-    hints: info.hints ?? opts.hints,
-    answer_window: info.answer_window ?? opts.answer_window,
+    hints: info.hints === true,
+    answer_window: Number(info.answer_window) || DEFAULT_ANSWER_WINDOW,
+    takeover_grace: Number(info.takeover_grace) || null,
   };
+}
+
+/** "Hints allowed · 15 s to answer a count · the computer plays for anyone away over 60 s". */
+function describeSettings(info, options = {}) {
+  const parts = [info.hints ? "Hints allowed" : "No hints"];
+  if (options.muggins) parts.push(`${info.answer_window} s to answer a count`);
+  if (info.takeover_grace) parts.push(`the computer plays for anyone away over ${seconds(info.takeover_grace)}`);
+  return parts.join(" · ");
+}
+
+function seconds(n) {
+  if (n >= 120 && n % 60 === 0) return `${n / 60} minutes`;
+  return n === 60 ? "a minute" : `${n} s`;
 }
 
 const capitalize = (s) => s.charAt(0).toUpperCase() + s.slice(1);
