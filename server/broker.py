@@ -46,20 +46,26 @@ class PublishedMessages:
     the committed ``RoomRecord`` (``"record"``) and engine state (``"state"``, or None).
     When the same text comes back on this process's subscription, :class:`RedisBroker`
     hands that data to the listener instead of decoding the JSON and rebuilding the record
-    and state: the text is byte for byte what was committed, so the data is too. Messages
-    that never come back (a room this process does not follow) are forgotten after
-    ``limit`` newer ones.
+    and state: the text is byte for byte what was committed, so the data is too. Only
+    messages of rooms this process follows are noted (``follows``); any that never come
+    back (unsubscribed meanwhile, a lost connection) are forgotten after ``limit`` newer
+    ones.
     """
 
-    def __init__(self, limit: int = 1024) -> None:
+    def __init__(self, follows: Callable[[str], bool], limit: int = 1024) -> None:
+        self._follows = follows
         self._limit = limit
         self._messages: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
-    def add(self, text: str, message: dict[str, Any]) -> None:
-        """Note a message about to be published as ``text``."""
+    def add(self, room_id: str, text: str, message: dict[str, Any]) -> bool:
+        """Note a message of ``room_id`` about to be published as ``text``; False (and not
+        noted) when this process does not follow the room."""
+        if not self._follows(room_id):
+            return False
         self._messages[text] = message
         if len(self._messages) > self._limit:
             self._messages.popitem(last=False)
+        return True
 
     def discard(self, text: str) -> None:
         """Forget a message that was not published after all."""
@@ -138,7 +144,7 @@ class RedisBroker(Broker):
         self._pending: dict[str, list[asyncio.Future[None]]] = {}
         self._task: asyncio.Task[None] | None = None
         self._home = f"{prefix}proc:{uuid.uuid4().hex}"
-        self.published = PublishedMessages()
+        self.published = PublishedMessages(self._listeners.__contains__)
         """Give to this process's ``RedisStore`` (its ``published``)."""
         self._stopping = False
         self._connected = False

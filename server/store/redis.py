@@ -153,7 +153,7 @@ class RedisStore(RoomStore):
             # What commit.lua publishes (head .. record .. "}"), noted before the call: the
             # message can reach this process's subscription before the script's reply.
             text = head + record_json + "}"
-            self.published.add(text, {
+            noted = self.published.add(room_id, text, {
                 "t": "u",
                 "v": commit.record.version,
                 "events": commit.events,
@@ -161,6 +161,8 @@ class RedisStore(RoomStore):
                 "record": commit.record,
                 "state": commit.state,
             })
+            if not noted:
+                text = None
         ops = ""
         if commit.deadlines or commit.clear:
             ops = json.dumps(

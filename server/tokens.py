@@ -1,0 +1,66 @@
+"""Player and seat tokens the server can recognise as its own.
+
+A token is 128 random bits followed by a 64-bit tag, an HMAC-SHA-256 of those bits under a
+secret shared by every server process of a deployment, all url-safe base64 (32 characters).
+A ``hello`` that brings back a token without a valid tag (made up by a client, or issued
+under another secret) gets a fresh token instead, so nobody can pick a guessable identity
+and bind a seat to it. Rooms store only a SHA-256 of a seat's token (``rooms.hash_token``).
+
+The secret comes from the ``CRIBBAGE_TOKEN_SECRET`` setting, else from the store: with
+Redis, one random secret is created once (``SET NX``) and shared by every process; in
+memory, each process makes its own.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+RANDOM_BYTES = 16
+"""Random part of a token: 128 bits."""
+
+TAG_BYTES = 8
+"""Tag part of a token: 64 bits of HMAC-SHA-256."""
+
+
+class TokenIssuer:
+    """Makes tokens and checks that a token was made under the same secret.
+
+    Args:
+        secret: the shared secret (any length; 32 random bytes in practice).
+    """
+
+    def __init__(self, secret: bytes) -> None:
+        if len(secret) < 16:
+            raise ValueError("a token secret needs at least 16 bytes")
+        self._secret = secret
+
+    def _tag(self, random_part: bytes) -> bytes:
+        return hmac.new(self._secret, random_part, hashlib.sha256).digest()[:TAG_BYTES]
+
+    def issue(self) -> str:
+        """A fresh token: 32 url-safe base64 characters (128 random bits + a 64-bit tag)."""
+        random_part = secrets.token_bytes(RANDOM_BYTES)
+        raw = random_part + self._tag(random_part)
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    def is_issued(self, token: str | None) -> bool:
+        """Whether ``token`` is one this issuer (or another process with its secret) made.
+
+        Args:
+            token: the text a client sent, or None.
+
+        Returns:
+            True only for a well-formed token whose tag matches (constant-time compare).
+        """
+        if not token or len(token) != 32:
+            return False
+        try:
+            raw = base64.urlsafe_b64decode(token + "==")
+        except (ValueError, TypeError):
+            return False
+        if len(raw) != RANDOM_BYTES + TAG_BYTES:
+            return False
+        return hmac.compare_digest(raw[RANDOM_BYTES:], self._tag(raw[:RANDOM_BYTES]))
