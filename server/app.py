@@ -15,9 +15,11 @@ Routes:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import re
+import secrets
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,7 @@ from .store.base import RoomStore
 from .store.memory import MemoryStore
 from .store.redis import RedisStore
 from .timers import Sweeper
+from .tokens import TokenIssuer
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +113,8 @@ def create_app(
             store = MemoryStore(broker, settings.room_ttl_seconds)
         await broker.start()
         service = RoomService(
-            store, settings, game_factory=game_factory, seed_factory=seed_factory
+            store, settings, game_factory=game_factory, seed_factory=seed_factory,
+            tokens=TokenIssuer(await _token_secret(settings, store)),
         )
         sweeper = Sweeper(store, service, settings)
         app.state.computers = ComputerSeats(service, sweeper, decide)
@@ -231,6 +235,19 @@ def create_app(
         lifespan=lifespan,
         exception_handlers={RedisError: _store_down, Exception: _internal_error},
     )
+
+
+async def _token_secret(settings: Settings, store: RoomStore) -> bytes:
+    """The secret that signs tokens: the setting, else the store's shared one. If the store
+    cannot be reached at start-up, a secret of this process only (logged): its tokens are
+    then not recognised by other processes."""
+    if settings.token_secret:
+        return hashlib.sha256(settings.token_secret.encode()).digest()
+    try:
+        return await store.token_secret()
+    except RedisError as exc:
+        log.warning("no shared token secret (%s); using one of this process only", exc)
+        return secrets.token_bytes(32)
 
 
 async def _store_down(request: Request, exc: Exception) -> Response:

@@ -26,6 +26,7 @@ from . import room_settings
 from .deadline_plan import ANSWER_TIMEOUT, COMPUTER_TURN, answer_marker_of, plan
 from .settings import Settings
 from .store.base import Commit, CommitResult, RoomRecord, RoomStore, SeatRecord
+from .tokens import TokenIssuer
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +96,6 @@ def token_matches(token: str | None, token_hash: str | None) -> bool:
     return hmac.compare_digest(hash_token(token), token_hash)
 
 
-def new_token() -> str:
-    """A fresh seat/player token: 128 random bits, url-safe base64 (22 characters)."""
-    return secrets.token_urlsafe(16)
-
-
 def new_room_id() -> str:
     """A fresh room id: 10 url-safe characters (60 random bits)."""
     return secrets.token_urlsafe(8)[:10]
@@ -154,6 +150,9 @@ class RoomService:
         settings: server settings (room TTL, answer window).
         game_factory: how a game starts (default ``engine.new_game(options, seed)``).
         seed_factory: where engine seeds come from (default :func:`new_seed`).
+        tokens: makes and recognises player, seat and creator tokens (default: a
+            :class:`server.tokens.TokenIssuer` with a secret of this process only; the app
+            gives it the deployment's shared secret).
     """
 
     def __init__(
@@ -163,8 +162,10 @@ class RoomService:
         *,
         game_factory: GameFactory | None = None,
         seed_factory: Callable[[], str] | None = None,
+        tokens: TokenIssuer | None = None,
     ) -> None:
         self.store = store
+        self.tokens = tokens or TokenIssuer(secrets.token_bytes(32))
         self.settings = settings
         self.game_factory = game_factory or (lambda opts, seed: engine.new_game(opts, seed))
         self.seed_factory = seed_factory or new_seed
@@ -228,7 +229,7 @@ class RoomService:
                 raise RoomError("bad_options", f"no seat {seat} for a computer player")
             if level not in LEVELS:
                 raise RoomError("bad_options", "computer level must be easy or standard")
-        creator = new_token()
+        creator = self.tokens.issue()
         now = time.time()
         for _ in range(10):
             record = RoomRecord(
@@ -475,8 +476,13 @@ class RoomService:
                 if token_given and current.kind == "human":
                     raise RoomError("bad_token", f"that token does not hold seat {seat}")
                 raise RoomError("seat_taken", f"seat {seat} is taken by someone else")
+            token_hash = hash_token(token)
+            if any(s.kind == "human" and s.token_hash == token_hash for s in record.seats):
+                raise RoomError(
+                    "already_seated", "this token already holds a seat in this room"
+                )
             seats = list(record.seats)
-            seats[seat] = SeatRecord(name=name, token_hash=hash_token(token), kind="human")
+            seats[seat] = SeatRecord(name=name, token_hash=token_hash, kind="human")
             events: list[dict[str, Any]] = [{"type": "seat_taken", "seat": seat, "name": name}]
             game, start_events = self._maybe_start(record, seats)
             events.extend(start_events)

@@ -31,7 +31,7 @@ from protocol.patch import diff
 
 from .broker import Broker
 from .computer_seats import ComputerSeats, seat_knowledge
-from .rooms import RoomError, RoomService, new_token
+from .rooms import RoomError, RoomService
 from .settings import Settings
 from .store.base import RoomRecord
 
@@ -313,6 +313,7 @@ class Session:
         self.local: LocalRoom | None = None
         self.seat: int | None = None
         self.seat_token: str | None = None
+        self.seat_name: str | None = None
         self.last_version = -1
         self.last_view: dict[str, Any] | None = None
         self._joining = False
@@ -482,7 +483,11 @@ class Session:
             self.error("already_welcomed", "hello was already said on this connection", "hello")
             return
         self.name = message.name
-        self.player_token = message.token or new_token()
+        # Only a token this server issued is taken back; any other (made up by a client,
+        # or from a deployment with another secret) is replaced by a fresh one, so nobody
+        # can bind a seat to a guessable token.
+        known = message.token is not None and self.service.tokens.is_issued(message.token)
+        self.player_token = message.token if known else self.service.tokens.issue()
         self.send({
             "type": "welcome",
             "protocol": m.PROTOCOL_VERSION,
@@ -495,6 +500,9 @@ class Session:
 
     async def _join(self, message: m.Join) -> None:
         await self._leave_room()
+        if message.token is not None and not self.service.tokens.is_issued(message.token):
+            self.error("bad_token", "that token was not issued by this server", "join")
+            return
         token = message.token or self.player_token
         assert token is not None and self.name is not None
         local = await self.rooms.attach(message.room, self)
@@ -513,9 +521,11 @@ class Session:
         self.seat = result.seat
         self.seat_token = token if result.seat is not None else None
         if result.seat is not None:
+            # Presence names the seat as the table knows it, not this connection's hello.
+            self.seat_name = result.record.seats[result.seat].name or self.name
             with contextlib.suppress(Exception):
                 await self.service.store.presence_change(
-                    message.room, result.seat, +1, self.name
+                    message.room, result.seat, +1, self.seat_name
                 )
             if self.computers is not None:
                 try:
@@ -542,7 +552,7 @@ class Session:
             left = 1
             with contextlib.suppress(Exception):
                 left = await self.service.store.presence_change(
-                    local.room_id, seat, -1, self.name
+                    local.room_id, seat, -1, self.seat_name or self.name
                 )
             if left == 0 and self.computers is not None:
                 try:

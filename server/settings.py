@@ -21,6 +21,11 @@ class Settings(BaseSettings):
         None, description="redis://host:port/db; unset keeps rooms in this process's memory"
     )
     key_prefix: str = Field("", description="prefix of every Redis key and channel")
+    token_secret: str | None = Field(
+        None,
+        description="secret that signs player tokens; unset: one random secret kept in "
+        "Redis and shared by every process (in memory: one per process)",
+    )
     redis_max_connections: int = Field(
         256, ge=2, description="size of the Redis connection pool of this process"
     )

@@ -12,6 +12,7 @@ Two implementations: :class:`server.store.memory.MemoryStore` (one process, zero
 from __future__ import annotations
 
 import json
+import secrets
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
@@ -310,6 +311,19 @@ class RoomStore(ABC):
     @abstractmethod
     async def complete(self, claim: Claim) -> None:
         """Remove a claimed deadline, unless it was rescheduled meanwhile."""
+
+    async def token_secret(self) -> bytes:
+        """The secret that signs player tokens, shared by every process on this store.
+
+        The in-process store makes one random secret per store; the Redis store keeps one in
+        Redis (created once, ``SET NX``) so every process recognises the others' tokens.
+
+        Returns:
+            32 or more bytes.
+        """
+        if not hasattr(self, "_token_secret"):
+            self._token_secret = secrets.token_bytes(32)
+        return self._token_secret
 
     @abstractmethod
     async def ping(self) -> bool:

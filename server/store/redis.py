@@ -31,6 +31,7 @@ claim per room; the per-room keys stay the truth, the index only a way to find t
 from __future__ import annotations
 
 import json
+import secrets
 from importlib import resources
 from typing import Any
 
@@ -242,6 +243,17 @@ class RedisStore(RoomStore):
             keys=self._dl_keys(claim.deadline.room),
             args=[claim.deadline.slot, repr(float(claim.lease)), claim.deadline.room],
         )
+
+    async def token_secret(self) -> bytes:
+        """The deployment's token secret, kept in Redis under ``<prefix>server:token-secret``.
+
+        The first process to ask creates it (``SET NX``, no expiry); every other process
+        reads the same one, so a token issued by one process is recognised by all.
+        """
+        key = f"{self.prefix}server:token-secret"
+        await self.redis.set(key, secrets.token_hex(32), nx=True)
+        value = await self.redis.get(key)
+        return bytes.fromhex(value)
 
     async def ping(self) -> bool:
         """Whether Redis answers PING."""
