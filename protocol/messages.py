@@ -22,7 +22,7 @@ PROTOCOL_VERSION = "cribbage.v1"
 """The protocol name and version reported in ``welcome``."""
 
 ROOM_ID_PATTERN = r"^[A-Za-z0-9_-]{4,32}$"
-"""What a room id looks like (the server makes 10-character url-safe ids)."""
+"""What a room id looks like (the server makes ids of 10 letters and digits)."""
 
 TOKEN_PATTERN = r"^[A-Za-z0-9_-]{22,64}$"
 """What a player/seat token looks like: url-safe base64 of at least 128 bits."""

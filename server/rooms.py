@@ -15,6 +15,7 @@ import hmac
 import logging
 import random
 import secrets
+import string
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -96,9 +97,16 @@ def token_matches(token: str | None, token_hash: str | None) -> bool:
     return hmac.compare_digest(hash_token(token), token_hash)
 
 
+_ROOM_ID_ALPHABET = string.ascii_letters + string.digits
+
+
 def new_room_id() -> str:
-    """A fresh room id: 10 url-safe characters (60 random bits)."""
-    return secrets.token_urlsafe(8)[:10]
+    """A fresh room id: 10 letters and digits (about 59.5 random bits).
+
+    Letters and digits only, so an id never starts with ``-`` (which a command line such
+    as ``cribbage-bot URL ROOM SEAT`` would read as an option) and reads well in a link.
+    """
+    return "".join(secrets.choice(_ROOM_ID_ALPHABET) for _ in range(10))
 
 
 def new_seed() -> str:

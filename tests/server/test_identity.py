@@ -148,3 +148,14 @@ async def test_every_seat_sees_the_game_start_after_identity_checks(server) -> N
     finally:
         await ann.close()
         await bob.close()
+
+
+def test_room_ids_are_letters_and_digits() -> None:
+    """An id starting with "-" was read as an option by ``cribbage-bot URL ROOM SEAT``."""
+    import re
+
+    from server.rooms import new_room_id
+
+    ids = {new_room_id() for _ in range(2000)}
+    assert len(ids) == 2000
+    assert all(re.fullmatch(r"[A-Za-z0-9]{10}", i) for i in ids)
