@@ -188,7 +188,7 @@ def test_muggins_announce_and_call(live_server: Any, new_page: Any) -> None:
     assert len(settled) == 3, log
     for true, outcome in settled:
         # One short of a scoring count is caught; a zero count cannot be undercounted.
-        assert ("called muggins and pegs 1" in outcome) == (int(true) > 0), outcome
+        assert bool(re.search(r"called muggins and pegs? 1\b", outcome)) == (int(true) > 0), outcome
     assert anna.locator(".show-entry").count() == 3
     assert "Announced" in anna.inner_text(".show-panel")
     assert not rejects(frames)

@@ -134,8 +134,11 @@ export function gameOverLines(result, names) {
   if (result.draw) {
     lines.push(`The game is a draw (${scoreText}): the fewest points are shared.`);
   } else if (result.winner !== null && result.winner !== undefined) {
+    // The winner's score first, then the others from highest: "Anna wins the game, 61–48".
     const name = names.side(result.winner);
-    lines.push(`${name} ${verb(name, "wins", "win")} the game, ${scoreText}.`);
+    const others = scores.filter((_, side) => side !== result.winner).sort((a, b) => b - a);
+    const winnerFirst = [scores[result.winner], ...others].join("–");
+    lines.push(`${name} ${verb(name, "wins", "win")} the game, ${winnerFirst}.`);
   }
   for (const [side, kind] of Object.entries(result.skunks || {})) {
     const name = names.side(Number(side));
@@ -207,11 +210,11 @@ export function mugginsLine(ev, names) {
   switch (ev.call) {
     case "muggins":
       return ev.correct
-        ? `${base}: ${caller} called muggins and pegs ${ev.caller_pegs}.`
+        ? `${base}: ${caller} called muggins and ${verb(caller, "pegs", "peg")} ${ev.caller_pegs}.`
         : `${base}: ${caller} called muggins wrongly — 2 penalty to ${owner}.`;
     case "overcount":
       return ev.correct
-        ? `${base}: ${caller} called overcount; ${owner} pegs only ${ev.true_count}.`
+        ? `${base}: ${caller} called overcount; ${owner} ${verb(owner, "pegs", "peg")} only ${ev.true_count}.`
         : `${base}: ${caller} called overcount wrongly — 2 penalty to ${owner}.`;
     case "timeout":
       return `${base}: no answer in time, it stands.`;

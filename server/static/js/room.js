@@ -605,7 +605,13 @@ export function roomPage(root, roomId) {
       const ready = state.selected.size === need && [...state.selected].every((c) => v.hand.includes(c));
       actions.push(h("button", {
         type: "button", class: "primary", id: "send-crib", "data-key": "send-crib", disabled: !ready,
-        onclick: () => { act({ type: "discard", cards: [...state.selected] }); state.selected.clear(); },
+        onclick: () => {
+          act({ type: "discard", cards: [...state.selected] });
+          state.selected.clear();
+          // Keep keyboard users in the hand (the button goes away), not back at the page top.
+          render();
+          root.querySelector('[data-focus-region="hand"]')?.focus();
+        },
       }, ready ? `Lay ${cardsShort([...state.selected])} away` : `Pick ${plural(need, "card")} for the crib`));
     } else if (v.phase === "play" && v.turn === me) {
       // My turn: every card is a button, and only those that keep the count at 31 or
@@ -755,7 +761,7 @@ export function roomPage(root, roomId) {
     const muggins = e.announced !== undefined && e.announced !== null
       ? h("p", { class: "muted" }, `Announced ${e.announced}${e.call && e.call !== "accept" && e.call !== "timeout" ? ` — ${e.call} called${e.correct ? " rightly" : " wrongly"}` : ""}; pegged ${e.pegged}.`)
       : null;
-    const backup = v.options.backup10 && e.total === 0 ? h("p", { class: "backup-note" }, "Scored nothing: back 10 holes under Back-up 10.") : null;
+    const backup = v.options.backup10 && e.total === 0 ? h("p", { class: "backup-note" }, "Scored nothing: Back-up 10 moves its owner back (see the line under the board).") : null;
     return h("li", { class: ["show-entry", e.total === 0 && "zero"] },
       h("div", { class: "show-head" },
         h("span", { class: "show-who" }, label),
