@@ -303,17 +303,9 @@ class RoomService:
                 seats[seat] = SeatRecord(name=name, kind="computer", level=level)
                 events.append({"type": "seat_taken", "seat": seat, "name": name,
                                "kind": "computer", "level": level})
-            state, start_events = self._maybe_start(record, seats)
-            events.extend(start_events)
-            new = record.evolve(
-                version=record.version + 1, seats=tuple(seats),
-                state=state.to_dict() if state is not None else record.state,
-                updated=time.time(),
-            )
-            result = await self._commit(
-                record, new, state, events, action_key=None,
-                log_entry={"computers": {str(k): v for k, v in bots.items()}, "events": events},
-                seats_changed=True,
+            new, result = await self._commit_seats(
+                record, seats, events,
+                {"computers": {str(k): v for k, v in bots.items()}, "events": events},
             )
             if result.status == "ok":
                 return new
@@ -367,6 +359,33 @@ class RoomService:
             record, new, state, events, action_key=None,
             log_entry={"seat": seat, "standin": active, "events": events},
             seats_changed=True, extra_clear=clear,
+        )
+        return new, result
+
+    async def _commit_seats(
+        self,
+        record: RoomRecord,
+        seats: list[SeatRecord],
+        events: list[dict[str, Any]],
+        log_entry: dict[str, Any],
+    ) -> tuple[RoomRecord, CommitResult]:
+        """Commit new ``seats`` for ``record`` as the next version, starting the game when
+        the last seat is taken (its start events are appended to ``events``).
+
+        Returns:
+            ``(new_record, result)``: ``result.status`` is ``ok``, ``conflict`` or
+            ``missing``; the caller retries on a conflict.
+        """
+        game, start_events = self._maybe_start(record, seats)
+        events.extend(start_events)
+        new = record.evolve(
+            version=record.version + 1, seats=tuple(seats),
+            state=game.to_dict() if game is not None else record.state,
+            updated=time.time(),
+        )
+        result = await self._commit(
+            record, new, game, events, action_key=None, log_entry=log_entry,
+            seats_changed=True,
         )
         return new, result
 
@@ -492,17 +511,8 @@ class RoomService:
             seats = list(record.seats)
             seats[seat] = SeatRecord(name=name, token_hash=token_hash, kind="human")
             events: list[dict[str, Any]] = [{"type": "seat_taken", "seat": seat, "name": name}]
-            game, start_events = self._maybe_start(record, seats)
-            events.extend(start_events)
-            new = record.evolve(
-                version=record.version + 1, seats=tuple(seats),
-                state=game.to_dict() if game is not None else record.state,
-                updated=time.time(),
-            )
-            result = await self._commit(
-                record, new, game, events, action_key=None,
-                log_entry={"seat": seat, "join": name, "events": events},
-                seats_changed=True,
+            new, result = await self._commit_seats(
+                record, seats, events, {"seat": seat, "join": name, "events": events}
             )
             if result.status == "ok":
                 return JoinResult(new, seat, False)
