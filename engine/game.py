@@ -14,7 +14,7 @@ from .deal import check_deck, cut_for_dealer, discard, discard_options, start_de
 from .errors import BAD_ACTION, BAD_SEAT, GAME_OVER, SYSTEM_ONLY, WRONG_PHASE, RulesError
 from .options import GameOptions
 from .play import play_card, playable
-from .show import CALLS, announce, answer, answer_timeout
+from .show import announce, answer, answer_actions, answer_timeout
 from .state import GameState
 
 
@@ -195,10 +195,7 @@ def legal_actions(state: GameState, seat: int | None) -> list[dict]:
                 return [{"type": "announce", "points": p} for p in range(30)]
             return []
         if seat in pending["awaiting"]:
-            ref = pending.get("ref")
-            if ref is None:  # a state stored before answers carried a ref
-                return [{"type": "answer", "call": c} for c in CALLS]
-            return [{"type": "answer", "call": c, "ref": ref} for c in CALLS]
+            return answer_actions(pending.get("ref"))
         return []
     if phase == "game_over":
         return [{"type": "rematch"}]

@@ -25,6 +25,14 @@ from .scoring import score_hand
 from .state import CARDS, GameState
 
 CALLS = ("accept", "muggins", "overcount")
+
+
+def answer_actions(ref: int | None) -> list[dict]:
+    """The three ``answer`` actions for a pending announcement (RULES.md §5.2), each naming
+    the announcement's ``ref`` (absent only for a state stored before answers carried one)."""
+    if ref is None:
+        return [{"type": "answer", "call": c} for c in CALLS]
+    return [{"type": "answer", "call": c, "ref": ref} for c in CALLS]
 """An opponent's answers to an announcement (RULES.md §5.2)."""
 
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
+from ..show import answer_actions
 from .common import rank_of, value_of
-
-CALLS = ("accept", "muggins", "overcount")
-"""An opponent's answers to an announcement (RULES.md §5.2)."""
 
 
 def legal_from_view(view: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -56,10 +54,7 @@ def legal_from_view(view: dict[str, Any] | None) -> list[dict[str, Any]]:
                 return [{"type": "announce", "points": p} for p in range(30)]
             return []
         if seat in (pending.get("awaiting") or ()):
-            ref = pending.get("ref")
-            if ref is None:
-                return [{"type": "answer", "call": c} for c in CALLS]
-            return [{"type": "answer", "call": c, "ref": ref} for c in CALLS]
+            return answer_actions(pending.get("ref"))
         return []
     if phase == "game_over":
         return [{"type": "rematch"}]
