@@ -173,11 +173,14 @@ class RoomSettingsModel(_Model):
     ``answer_window``: seconds opponents have to answer a Muggins announcement (default: the
     server's, 15). ``takeover_grace``: seconds a human seat may stay disconnected before a
     ``standard`` computer plays it until its owner comes back (default 60).
+    ``turn_seconds``: the turn clock, seconds a human seat has to act before the server's
+    ``standard`` computer acts for it once (default null: no turn clock).
     """
 
     hints: bool = Field(default=True, strict=True)
     answer_window: float | None = Field(default=None, gt=0, le=86400)
     takeover_grace: float | None = Field(default=None, gt=0, le=86400)
+    turn_seconds: float | None = Field(default=None, ge=1, le=86400)
 
 
 class CreateRoom(_Model):
@@ -297,6 +300,7 @@ class RoomSettings(_Model):
     hints: bool
     answer_window: float
     takeover_grace: float
+    turn_seconds: float | None = None
 
 
 class Welcome(_Model):
@@ -343,6 +347,13 @@ class Snapshot(_Model):
     seats: list[SeatInfo]
     view: dict[str, Any] | None
     seat_token: str | None = None
+    events: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="the events of the versions after `since` up to `version`, as this "
+        "seat may see them, when the server knows them (the join that started the game, a "
+        "catch-up after missed updates)",
+    )
+    since: int | None = Field(default=None, description="the version `events` start after")
 
 
 class Update(_Model):
@@ -439,6 +450,12 @@ class Pong(_Model):
     type: Literal["pong"]
     nonce: Nonce | None = Field(default=None, union_mode="left_to_right")
     time: float = Field(description="server clock, seconds since the Unix epoch")
+    room: str | None = Field(default=None, description="the room this connection follows")
+    version: int | None = Field(
+        default=None,
+        description="that room's latest version the server knows; a client whose own "
+        "version is lower (and that has no update on its way) sends `resync`",
+    )
 
 
 ServerMessage = Annotated[

@@ -5,11 +5,17 @@ Routes:
 * ``GET /ws`` (WebSocket): the ``cribbage.v1`` protocol (``docs/protocol.md``); subprotocol
   ``cribbage.v1.json`` (default) or ``cribbage.v1.msgpack``.
 * ``POST /api/rooms``: body ``{"options": {...}, "computers": {"1": "standard"},
-  "room": {"hints": true, "answer_window": 15, "takeover_grace": 60}}`` (all optional) ->
-  ``201 {"room", "url", "options", "creator_token", "room_settings", "computers"}``.
+  "room": {"hints": true, "answer_window": 15, "takeover_grace": 60, "turn_seconds": 60}}``
+  (all optional) -> ``201 {"room", "url", "options", "creator_token", "room_settings",
+  "computers"}``.
 * ``GET /api/rooms/{id}``: public summary -> ``200 {...}`` or ``404``.
-* ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers, else 503.
-* ``GET /`` and ``GET /r/{room}``: ``server/static/index.html`` when present; ``/static/*``.
+* ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers within
+  half a second, else 503.
+* ``GET /`` and ``GET /r/{room}``: ``server/static/index.html``; ``/static/*``.
+
+The endpoints are module-level functions reading the process's :class:`Services`, which the
+lifespan builds and hands to every request as lifespan state (``request.state.services``;
+also ``app.state.services`` for tests).
 """
 
 from __future__ import annotations
@@ -21,11 +27,14 @@ import logging
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -37,16 +46,21 @@ from starlette.websockets import WebSocket
 from protocol.codec import SUBPROTOCOLS, Codec, encoding_for_subprotocol
 from protocol.messages import ROOM_ID_PATTERN, CreateRoom
 
+from . import frames
 from .broker import Broker, MemoryBroker, RedisBroker
 from .computer_seats import ComputerSeats, DecideFn
+from .fanout import LocalRooms
+from .presence import Presence
 from .rooms import GameFactory, RoomError, RoomService
-from .sessions import LocalRooms, Session, room_created, seat_infos
+from .session import Session
 from .settings import Settings
-from .store.base import RoomStore
+from .store.base import OutcomeUnknown, RoomStore, StoreError, StoreUnavailable
 from .store.memory import MemoryStore
 from .store.redis import RedisStore
 from .timers import Sweeper
 from .tokens import TokenIssuer
+from .upkeep import Upkeep
+from .views import seat_infos
 
 log = logging.getLogger(__name__)
 
@@ -54,15 +68,223 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_BODY_BYTES = 16 * 1024
 
 
+@dataclass
+class Services:
+    """Everything one server process runs, built by the lifespan."""
+
+    settings: Settings
+    store: RoomStore
+    broker: Broker
+    service: RoomService
+    rooms: LocalRooms
+    presence: Presence
+    sweeper: Sweeper
+    computers: ComputerSeats
+    upkeep: Upkeep
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """What :func:`create_app` was given (read by the lifespan)."""
+
+    settings: Settings
+    game_factory: GameFactory | None = None
+    seed_factory: Callable[[], str] | None = None
+    decide: DecideFn | None = None
+
+
+def redis_client(settings: Settings) -> Redis:
+    """The process's Redis client: a blocking pool (a command waits up to
+    ``redis_pool_timeout`` for a free connection instead of failing at once), short socket
+    timeouts (``redis_timeout_seconds``) and no client-side retries (the room service
+    decides what to retry, knowing what is safe)."""
+    return Redis.from_pool(
+        BlockingConnectionPool.from_url(
+            settings.redis_url,
+            decode_responses=True,
+            max_connections=settings.redis_max_connections,
+            timeout=settings.redis_pool_timeout,
+            socket_timeout=settings.redis_timeout_seconds,
+            socket_connect_timeout=settings.redis_timeout_seconds,
+            retry=Retry(NoBackoff(), 0),
+        )
+    )
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
+    """Build the process's services, start its background loops, and stop them at the end
+    (a clean stop also removes this process's presence)."""
+    config: AppConfig = app.state.config
+    settings = config.settings
+    store: RoomStore
+    broker: Broker
+    if settings.redis_url:
+        redis = redis_client(settings)
+        broker = RedisBroker(redis, settings.key_prefix)
+        store = RedisStore(
+            redis, settings.key_prefix, settings.room_ttl_seconds, published=broker.published,
+        )
+    else:
+        broker = MemoryBroker()
+        store = MemoryStore(broker, settings.room_ttl_seconds)
+    await broker.start()
+    service = RoomService(
+        store, settings, game_factory=config.game_factory, seed_factory=config.seed_factory,
+        tokens=TokenIssuer(await _token_secret(settings, store)),
+    )
+    sweeper = Sweeper(store, service, settings)
+    rooms = LocalRooms(broker, service)
+    presence = Presence(store, service, settings)
+    services = Services(
+        settings=settings, store=store, broker=broker, service=service, rooms=rooms,
+        presence=presence, sweeper=sweeper,
+        computers=ComputerSeats(service, sweeper, config.decide),
+        upkeep=Upkeep(store, presence, rooms, settings),
+    )
+    app.state.services = services
+    await presence.start()
+    sweeper.start()
+    services.upkeep.start()
+    try:
+        yield {"services": services}
+    finally:
+        await services.upkeep.stop()
+        await sweeper.stop()
+        await presence.close()
+        await rooms.close()
+        await broker.close()
+        await store.close()
+
+
+def _services(conn: Request | WebSocket) -> Services:
+    return conn.state.services
+
+
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-def _base_url(settings: Settings, url: Any) -> str:
+def base_url(settings: Settings, url: Any) -> str:
+    """The base of share links: ``public_url`` if set, else from the request's URL."""
     if settings.public_url:
         return settings.public_url.rstrip("/")
     scheme = {"ws": "http", "wss": "https"}.get(url.scheme, url.scheme)
     return f"{scheme}://{url.netloc}"
+
+
+async def ws_endpoint(websocket: WebSocket) -> None:
+    """``/ws``: negotiate the subprotocol, then serve one :class:`Session`."""
+    offered = list(websocket.scope.get("subprotocols") or [])
+    chosen = next((p for p in offered if p in SUBPROTOCOLS), None)
+    if offered and chosen is None:
+        await websocket.close(code=1002)
+        return
+    await websocket.accept(subprotocol=chosen)
+    services = _services(websocket)
+    session = Session(
+        websocket,
+        Codec(encoding_for_subprotocol(chosen)),
+        services.service,
+        services.rooms,
+        services.presence,
+        services.settings,
+        base_url(services.settings, websocket.url),
+    )
+    await session.run()
+
+
+async def create_room(request: Request) -> Response:
+    """``POST /api/rooms``."""
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        return _error(413, "too_large", "request body too large")
+    try:
+        data = json.loads(body) if body.strip() else {}
+        if not isinstance(data, dict):
+            raise ValueError("the body must be a JSON object")
+        data = {k: v for k, v in data.items() if v is not None}
+        create = CreateRoom.model_validate({**data, "type": "create_room"})
+    except (ValueError, ValidationError) as exc:
+        return _error(400, "bad_options", str(exc))
+    services = _services(request)
+    try:
+        record, creator = await services.service.create_room(
+            create.options.model_dump(),
+            computers=dict(create.computers),
+            room=create.room.model_dump(),
+        )
+    except RoomError as exc:
+        return _error(400, exc.code, exc.message)
+    body_out = frames.room_created(
+        record, creator, base_url(services.settings, request.url),
+        services.service.room_settings(record),
+    )
+    del body_out["type"]
+    return JSONResponse(body_out, status_code=201)
+
+
+async def room_summary(request: Request) -> Response:
+    """``GET /api/rooms/{room}``: the room's public summary."""
+    room_id = request.path_params["room"]
+    if not re.match(ROOM_ID_PATTERN, room_id):
+        return _error(404, "room_not_found", "no such room")
+    services = _services(request)
+    record, _ = await services.store.load(room_id)
+    if record is None:
+        return _error(404, "room_not_found", "no such room")
+    presence = await services.store.presence(room_id)
+    games = int(record.state.get("game_number", 1)) - 1 if record.state else 0
+    return JSONResponse(
+        {
+            "room": record.id,
+            "options": record.options,
+            "room_settings": services.service.room_settings(record),
+            "status": record.status,
+            "version": record.version,
+            "seats": seat_infos(record, presence),
+            "seats_taken": sum(1 for s in record.seats if s.taken),
+            "games_played": games,
+            "created": record.created,
+            "updated": record.updated,
+        }
+    )
+
+
+async def healthz(request: Request) -> Response:
+    """``GET /healthz``: the process is up."""
+    return JSONResponse({"ok": True})
+
+
+async def readyz(request: Request) -> Response:
+    """``GET /readyz``: 200 when the store answers (within half a second), else 503."""
+    services = _services(request)
+    ok = await services.store.ping()
+    backend = "redis" if services.settings.redis_url else "memory"
+    return JSONResponse({"ok": ok, "store": backend}, status_code=200 if ok else 503)
+
+
+async def index(request: Request) -> Response:
+    """The web client's page (``/`` and ``/r/{room}``)."""
+    page = STATIC_DIR / "index.html"
+    if page.is_file():
+        return FileResponse(page, media_type="text/html")
+    return PlainTextResponse(
+        "cribbage-server: no web client installed; connect a client to /ws\n",
+        status_code=404,
+    )
+
+
+ROUTES = [
+    WebSocketRoute("/ws", ws_endpoint),
+    Route("/api/rooms", create_room, methods=["POST"]),
+    Route("/api/rooms/{room}", room_summary, methods=["GET"]),
+    Route("/healthz", healthz, methods=["GET"]),
+    Route("/readyz", readyz, methods=["GET"]),
+    Route("/", index, methods=["GET"]),
+    Route("/r/{room}", index, methods=["GET"]),
+    Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
+]
 
 
 def create_app(
@@ -83,158 +305,18 @@ def create_app(
             ``engine.computer.decide``; tests wrap it to inspect what it is given).
 
     Returns:
-        The starlette app. Its ``state`` holds ``settings``, ``store``, ``broker``,
-        ``service``, ``rooms``, ``sweeper`` and ``computers`` once the lifespan has started.
+        The starlette app; ``app.state.services`` holds the :class:`Services` once the
+        lifespan has started.
     """
-    settings = settings or Settings()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store: RoomStore
-        broker: Broker
-        if settings.redis_url:
-            # A blocking pool: when every connection is busy a command waits for one
-            # (up to redis_pool_timeout seconds) instead of failing at once.
-            redis = Redis.from_pool(
-                BlockingConnectionPool.from_url(
-                    settings.redis_url,
-                    decode_responses=True,
-                    max_connections=settings.redis_max_connections,
-                    timeout=settings.redis_pool_timeout,
-                )
-            )
-            broker = RedisBroker(redis, settings.key_prefix)
-            store = RedisStore(
-                redis, settings.key_prefix, settings.room_ttl_seconds,
-                published=broker.published,
-            )
-        else:
-            broker = MemoryBroker()
-            store = MemoryStore(broker, settings.room_ttl_seconds)
-        await broker.start()
-        service = RoomService(
-            store, settings, game_factory=game_factory, seed_factory=seed_factory,
-            tokens=TokenIssuer(await _token_secret(settings, store)),
-        )
-        sweeper = Sweeper(store, service, settings)
-        app.state.computers = ComputerSeats(service, sweeper, decide)
-        app.state.settings = settings
-        app.state.store = store
-        app.state.broker = broker
-        app.state.service = service
-        app.state.rooms = LocalRooms(broker, service)
-        app.state.sweeper = sweeper
-        sweeper.start()
-        try:
-            yield
-        finally:
-            await sweeper.stop()
-            await broker.close()
-            await store.close()
-
-    async def ws_endpoint(websocket: WebSocket) -> None:
-        offered = list(websocket.scope.get("subprotocols") or [])
-        chosen = next((p for p in offered if p in SUBPROTOCOLS), None)
-        if offered and chosen is None:
-            await websocket.close(code=1002)
-            return
-        await websocket.accept(subprotocol=chosen)
-        app = websocket.app
-        session = Session(
-            websocket,
-            Codec(encoding_for_subprotocol(chosen)),
-            app.state.service,
-            app.state.rooms,
-            settings,
-            _base_url(settings, websocket.url),
-            app.state.computers,
-        )
-        await session.run()
-
-    async def create_room(request: Request) -> Response:
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            return _error(413, "too_large", "request body too large")
-        try:
-            data = json.loads(body) if body.strip() else {}
-            if not isinstance(data, dict):
-                raise ValueError("the body must be a JSON object")
-            data = {k: v for k, v in data.items() if v is not None}
-            create = CreateRoom.model_validate({**data, "type": "create_room"})
-        except (ValueError, ValidationError) as exc:
-            return _error(400, "bad_options", str(exc))
-        service: RoomService = request.app.state.service
-        try:
-            record, creator = await service.create_room(
-                create.options.model_dump(),
-                computers=dict(create.computers),
-                room=create.room.model_dump(),
-            )
-        except RoomError as exc:
-            return _error(400, exc.code, exc.message)
-        body_out = room_created(
-            record, creator, _base_url(settings, request.url), service.room_settings(record)
-        )
-        del body_out["type"]
-        return JSONResponse(body_out, status_code=201)
-
-    async def room_summary(request: Request) -> Response:
-        room_id = request.path_params["room"]
-        if not re.match(ROOM_ID_PATTERN, room_id):
-            return _error(404, "room_not_found", "no such room")
-        store: RoomStore = request.app.state.store
-        record, _ = await store.load(room_id)
-        if record is None:
-            return _error(404, "room_not_found", "no such room")
-        presence = await store.presence(room_id)
-        games = int(record.state.get("game_number", 1)) - 1 if record.state else 0
-        return JSONResponse(
-            {
-                "room": record.id,
-                "options": record.options,
-                "room_settings": request.app.state.service.room_settings(record),
-                "status": record.status,
-                "version": record.version,
-                "seats": seat_infos(record, presence),
-                "seats_taken": sum(1 for s in record.seats if s.taken),
-                "games_played": games,
-                "created": record.created,
-                "updated": record.updated,
-            }
-        )
-
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"ok": True})
-
-    async def readyz(request: Request) -> Response:
-        ok = await request.app.state.store.ping()
-        backend = "redis" if settings.redis_url else "memory"
-        return JSONResponse({"ok": ok, "store": backend}, status_code=200 if ok else 503)
-
-    async def index(request: Request) -> Response:
-        page = STATIC_DIR / "index.html"
-        if page.is_file():
-            return FileResponse(page, media_type="text/html")
-        return PlainTextResponse(
-            "cribbage-server: no web client installed; connect a client to /ws\n",
-            status_code=404,
-        )
-
-    routes = [
-        WebSocketRoute("/ws", ws_endpoint),
-        Route("/api/rooms", create_room, methods=["POST"]),
-        Route("/api/rooms/{room}", room_summary, methods=["GET"]),
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/readyz", readyz, methods=["GET"]),
-        Route("/", index, methods=["GET"]),
-        Route("/r/{room}", index, methods=["GET"]),
-        Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
-    ]
-    return Starlette(
-        routes=routes,
+    app = Starlette(
+        routes=ROUTES,
         lifespan=lifespan,
-        exception_handlers={RedisError: _store_down, Exception: _internal_error},
+        exception_handlers={
+            StoreError: _store_down, RedisError: _store_down, Exception: _internal_error,
+        },
     )
+    app.state.config = AppConfig(settings or Settings(), game_factory, seed_factory, decide)
+    return app
 
 
 async def _token_secret(settings: Settings, store: RoomStore) -> bytes:
@@ -245,14 +327,19 @@ async def _token_secret(settings: Settings, store: RoomStore) -> bytes:
         return hashlib.sha256(settings.token_secret.encode()).digest()
     try:
         return await store.token_secret()
-    except RedisError as exc:
+    except StoreError as exc:
         log.warning("no shared token secret (%s); using one of this process only", exc)
         return secrets.token_bytes(32)
 
 
 async def _store_down(request: Request, exc: Exception) -> Response:
-    """HTTP requests while Redis cannot be reached: ``503 {"code": "store_unavailable"}``."""
-    log.warning("store unavailable for %s %s: %s", request.method, request.url.path, exc)
+    """HTTP requests while the store cannot be reached: ``503`` with ``store_unavailable``,
+    or ``outcome_unknown`` when a write may have been applied."""
+    if isinstance(exc, OutcomeUnknown):
+        return _error(503, "outcome_unknown",
+                      "the room store stopped answering mid-change; check before retrying")
+    if not isinstance(exc, StoreUnavailable):
+        log.warning("store error on %s %s: %s", request.method, request.url.path, exc)
     return _error(503, "store_unavailable", "the room store cannot be reached; try again")
 
 

@@ -77,7 +77,15 @@ class PublishedMessages:
 
 
 class Broker(ABC):
-    """Subscribe this process to rooms' channels."""
+    """Subscribe this process to rooms' channels.
+
+    Attributes:
+        on_resubscribed: called with a room id when its subscription was lost (the broker's
+            connection dropped) and is active again: messages published meanwhile were
+            lost, and the listener should catch up from the store.
+    """
+
+    on_resubscribed: Callable[[str], None] | None = None
 
     @abstractmethod
     async def start(self) -> None:
@@ -148,6 +156,9 @@ class RedisBroker(Broker):
         """Give to this process's ``RedisStore`` (its ``published``)."""
         self._stopping = False
         self._connected = False
+        self._lost: set[str] = set()
+        self.reconnects = 0
+        """Times the pub/sub connection was lost and made again since start."""
 
     async def start(self) -> None:
         """Open the pub/sub connection (on a channel private to this process, so the
@@ -187,9 +198,22 @@ class RedisBroker(Broker):
         if isinstance(channel, bytes):
             channel = channel.decode()
         if kind == "subscribe":
-            for fut in self._pending.pop(channel, []):
+            waiting = self._pending.pop(channel, [])
+            for fut in waiting:
                 if not fut.done():
                     fut.set_result(None)
+            if not waiting and channel in self._rooms_by_channel:
+                self._lost.add(channel)  # a re-subscription nobody asked for: a reconnect
+            if channel in self._lost:
+                # Subscribed again after the connection dropped: what was published in
+                # between is lost to this process, so the room catches up.
+                self._lost.discard(channel)
+                room_id = self._rooms_by_channel.get(channel)
+                if room_id is not None and self.on_resubscribed is not None:
+                    try:
+                        self.on_resubscribed(room_id)
+                    except Exception:
+                        log.exception("resubscribe hook failed for %s", room_id)
             return
         if kind != "message":
             return
@@ -205,19 +229,30 @@ class RedisBroker(Broker):
             log.exception("room listener failed for %s", room_id)
 
     async def _reader(self) -> None:
+        failing = False
         while not self._stopping:
             try:
                 if not self._connected:
                     await self._pubsub.subscribe(self._home)
                     self._connected = True
                 msg = await self._pubsub.get_message(timeout=0.2)
+                if failing:
+                    failing = False
+                    log.warning("pub/sub connection back; catching up %d rooms",
+                                len(self._lost))
                 if msg is not None:
                     self._dispatch(msg)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("pub/sub reader error (%s); retrying", exc)
-                await asyncio.sleep(0.5)
+                if not failing:
+                    # One line per outage; every room's subscription has to be made again,
+                    # and what is published until then never reaches this process.
+                    failing = True
+                    self.reconnects += 1
+                    log.warning("pub/sub connection lost (%s); reconnecting", exc)
+                self._lost.update(self._rooms_by_channel)
+                await asyncio.sleep(0.2)
 
     async def close(self) -> None:
         """Stop the reader and close the pub/sub connection.

@@ -1,41 +1,46 @@
-"""Computer-played seats: computer players, and stand-ins for dropped players.
+"""Computer-played seats: computer players, stand-ins for absent players, the turn clock.
 
 The server's computer plays a seat that was given to a computer (``SeatRecord.kind ==
 "computer"``, at its level) and, at level ``standard``, a human seat whose player has been
-disconnected longer than the room's takeover grace (``SeatRecord.standin``), until the owner
-comes back with the seat token.
+away longer than the room's takeover grace or let the turn clock run out too often
+(``SeatRecord.standin``), until the owner comes back with the seat token. It also acts once
+for a human seat whose turn clock ran out.
 
-Both are driven by deadlines stored with the room (ARCHITECTURE.md "Time"), never by
-sleeping tasks:
+All of it is driven by deadlines stored with the room (docs/architecture.md "Time"), never
+by sleeping tasks, and every move is a change function run by
+:meth:`RoomService.transact` — the same validation and compare-and-write as a human's
+action:
 
 * ``computer_turn`` (key: seat) is written by the commit that leaves a computer-played seat
-  with something to do (``server.deadline_plan``), due the bot delay later. The sweeper
-  claims it and :meth:`ComputerSeats.turn` reads the room, gives the decision function the
-  seat's ``engine.view`` and ``engine.legal_actions`` **only** (:func:`seat_knowledge`,
-  :func:`ask`), and submits the chosen action through :meth:`RoomService.act` — the same
-  validation and compare-and-write as a human's action — with the action id
-  ``auto-<version decided at>`` and ``expected_version``: a second claim of the same
-  deadline (another process, an expired lease) gets the duplicate answer, and a room that
-  moved on meanwhile makes the computer decide again from the newer view.
-* ``takeover`` (key: seat) is written when a human seat's last connection closes
-  (:meth:`ComputerSeats.seat_disconnected`), due the room's ``takeover_grace`` later, and
-  removed when a connection comes back (:meth:`ComputerSeats.seat_connected`). When it fires
-  and the seat still has no connection, :meth:`RoomService.set_standin` commits the
-  stand-in; the owner's ``join`` with the seat token ends it.
+  with something to do (``server.deadline_plan``), due the bot delay later, carrying that
+  commit's version. :meth:`ComputerSeats.turn` acts only on that very version: the decision
+  function gets the seat's ``engine.view`` and ``engine.legal_actions`` **only**
+  (:func:`seat_knowledge`, :func:`ask`) with a seed made of public facts, so a second firing
+  of the same deadline (another process, an expired lease) finds the room moved on and does
+  nothing.
+* ``turn_clock`` (key: seat) is written by the commit that starts a human seat's turn when
+  the room has ``turn_seconds``; :meth:`ComputerSeats.turn_clock` acts for the seat once if
+  its clock still shows that due time, with the event ``{"type": "timed_out", "seat",
+  "action"}``; after ``turn_timeouts_before_standin`` timeouts in a row a ``standard``
+  computer stands in for the seat (reason ``turn_clock``).
+* ``takeover`` (key: seat) is written atomically with the presence change that leaves a
+  human seat of a game in progress with no connection (``server.presence``), due the room's
+  ``takeover_grace`` later, and removed when a connection comes back. When it fires and the
+  seat still has no connection, :meth:`RoomService.set_standin` commits the stand-in; the
+  owner's ``join`` with the seat token (or any action of theirs) ends it.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
 import engine
 from engine.computer import decide as engine_decide
 
-from .deadline_plan import COMPUTER_TURN, TAKEOVER
-from .rooms import COMPUTER, RoomError, RoomService
+from .deadline_plan import COMPUTER_TURN, TAKEOVER, TURN_CLOCK
+from .rooms import Change, NoChange, Room, RoomService
 from .store.base import Deadline
 from .timers import Sweeper
 
@@ -44,24 +49,22 @@ log = logging.getLogger(__name__)
 DecideFn = Callable[..., dict[str, Any] | None]
 """``decide(view, legal, level, *, seed) -> action | None`` (``engine.computer.decide``)."""
 
-MAX_DECISIONS = 10
-"""Times a computer decides again when the room moved on under it, per deadline."""
-
 
 def seat_knowledge(
-    state_data: dict[str, Any], seat: int
+    state: engine.GameState | dict[str, Any], seat: int
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """What a seat may know: ``(engine.view(state, seat), engine.legal_actions(state, seat))``.
 
     Args:
-        state_data: the stored game state (``GameState.to_dict()``, secrets included).
+        state: the game state (or its stored plain data, secrets included).
         seat: the seat.
 
     Returns:
         Fresh plain data (dicts, lists, str, int, bool, None); nothing in it refers to the
-        state, which is dropped when this returns.
+        state.
     """
-    state = engine.GameState.from_dict(state_data)
+    if isinstance(state, dict):
+        state = engine.GameState.from_dict(state)
     return engine.view(state, seat), engine.legal_actions(state, seat)
 
 
@@ -82,11 +85,11 @@ def ask(
 
 
 class ComputerSeats:
-    """Plays computer-played seats when their deadlines come due; manages takeovers.
+    """Plays computer-played seats when their deadlines come due; the turn clock; takeovers.
 
     Args:
         service: the room service (the only write path).
-        sweeper: registers the ``computer_turn`` and ``takeover`` handlers with it.
+        sweeper: registers the ``computer_turn``, ``turn_clock`` and ``takeover`` handlers.
         decide: the decision function (default ``engine.computer.decide``; tests wrap it).
     """
 
@@ -97,46 +100,93 @@ class ComputerSeats:
         self.sweeper = sweeper
         self.decide: DecideFn = decide or engine_decide
         sweeper.register(COMPUTER_TURN, self.turn)
+        sweeper.register(TURN_CLOCK, self.turn_clock)
         sweeper.register(TAKEOVER, self.takeover)
 
-    async def turn(self, deadline: Deadline) -> None:
-        """A computer-played seat's deadline is due: decide from its view and act.
+    def _move(self, room: Room, seat: int, level: str, seed: str) -> tuple[
+        dict[str, Any], engine.GameState, list[dict[str, Any]]
+    ] | None:
+        """Decide and apply the computer's move for ``seat``: ``(action, state, events)``,
+        or None when the seat has nothing to do."""
+        view, legal = seat_knowledge(room.state, seat)  # type: ignore[arg-type]
+        legal = [a for a in legal if a.get("type") != "rematch"]
+        if not legal:
+            return None
+        action = ask(self.decide, view, legal, level, seed)
+        if action is None:
+            return None
+        new_state, events = engine.apply(room.state, seat, action)  # type: ignore[arg-type]
+        return action, new_state, events
 
-        Does nothing when the room is gone, the seat is no longer computer-played (the
-        owner came back) or has nothing to do. Engine refusals are logged (they would be a
-        bug: the action is one of the seat's legal actions).
-        """
+    async def turn(self, deadline: Deadline) -> None:
+        """A computer-played seat's deadline is due: decide from its view and act, if the
+        room is still at the version the deadline was planned at."""
         seat = int(deadline.key)
-        for _ in range(MAX_DECISIONS):
-            record, _ = await self.service.store.load(deadline.room)
-            if record is None or record.state is None or not 0 <= seat < len(record.seats):
-                return
+        version = deadline.payload.get("version")
+
+        def change(room: Room, now: float) -> Change | NoChange:
+            record = room.record
+            if record.version != version or record.state is None:
+                return NoChange()
+            if not 0 <= seat < len(record.seats):
+                return NoChange()
             level = record.seats[seat].playing_level
             if level is None:
-                return
-            view, legal = seat_knowledge(record.state, seat)
-            version = record.version
-            del record
-            action = ask(self.decide, view, legal, level, f"{deadline.room}:{version}:{seat}")
-            if action is None:
-                return
-            try:
-                await self.service.act(
-                    deadline.room, seat, COMPUTER, f"auto-{version}", action,
-                    expected_version=version,
+                return NoChange()
+            move = self._move(room, seat, level, f"{deadline.room}:{record.version}:{seat}")
+            if move is None:
+                return NoChange()
+            action, new_state, events = move
+            return Change(
+                events,
+                {"seat": seat, "id": f"auto-{record.version}", "action": action},
+                state=new_state, actor=seat,
+            )
+
+        try:
+            await self.service.transact(deadline.room, change, cached=False, missing_ok=True)
+        except engine.RulesError as exc:  # a bug: the action was one of the legal ones
+            log.warning("computer seat %s of %s made a refused move: %s", seat,
+                        deadline.room, exc)
+
+    async def turn_clock(self, deadline: Deadline) -> None:
+        """A human seat's turn clock ran out: the ``standard`` computer acts for it once
+        (event ``timed_out``), if the seat's clock still shows this deadline's time."""
+        seat = int(deadline.key)
+        due = deadline.payload.get("due")
+        limit = self.service.settings.turn_timeouts_before_standin
+
+        def change(room: Room, now: float) -> Change | NoChange:
+            record = room.record
+            if record.state is None or not 0 <= seat < len(record.seats):
+                return NoChange()
+            if record.clock.get(str(seat)) != due or record.seats[seat].automated:
+                return NoChange()
+            move = self._move(room, seat, "standard",
+                              f"{deadline.room}:{record.version}:{seat}:clock")
+            if move is None:
+                return NoChange()
+            action, new_state, events = move
+            count = int(record.timeouts.get(str(seat), 0)) + 1
+            result = Change(
+                [{"type": "timed_out", "seat": seat, "action": action}, *events],
+                {"seat": seat, "timed_out": True, "action": action},
+                state=new_state, actor=seat,
+                timeouts={**record.timeouts, str(seat): count},
+            )
+            if limit and count >= limit and record.seats[seat].kind == "human":
+                standin = self.service._standin_change(
+                    record, seat, True, reason="turn_clock"
                 )
-                return
-            except RoomError as exc:
-                if exc.code == "conflict":
-                    continue
-                log.info("computer seat %s of %s could not act: %s", seat, deadline.room, exc)
-                return
-            except engine.RulesError as exc:
-                log.warning("computer seat %s of %s chose a refused action %s: %s",
-                            seat, deadline.room, action, exc)
-                return
-        log.warning("computer seat %s of %s gave up: the room kept changing", seat,
-                    deadline.room)
+                result.seats = standin.seats
+                result.events = result.events + standin.events
+            return result
+
+        try:
+            await self.service.transact(deadline.room, change, cached=False, missing_ok=True)
+        except engine.RulesError as exc:
+            log.warning("turn clock of seat %s of %s made a refused move: %s", seat,
+                        deadline.room, exc)
 
     async def takeover(self, deadline: Deadline) -> None:
         """A human seat's takeover grace ran out: if it still has no connection, a
@@ -145,24 +195,4 @@ class ComputerSeats:
         presence = await self.service.store.presence(deadline.room)
         if presence.get(seat, 0) > 0:
             return
-        await self.service.set_standin(deadline.room, seat, True)
-
-    async def seat_disconnected(self, room_id: str, seat: int) -> None:
-        """The seat's last connection closed: record its takeover deadline (the room's
-        ``takeover_grace`` seconds from now) if it is a human seat of a game in progress."""
-        try:
-            record = await self.service.load(room_id)
-        except RoomError:
-            return
-        if not 0 <= seat < len(record.seats) or record.seats[seat].kind != "human":
-            return
-        if record.status != "playing" or record.seats[seat].standin:
-            return
-        grace = float(self.service.room_settings(record)["takeover_grace"])
-        due = time.time() + grace
-        await self.service.store.schedule(Deadline(room_id, TAKEOVER, due, str(seat)))
-        self.sweeper.wake_at(due)
-
-    async def seat_connected(self, room_id: str, seat: int) -> None:
-        """A connection of the seat came (back): its takeover deadline is void."""
-        await self.service.store.cancel(room_id, TAKEOVER, str(seat))
+        await self.service.set_standin(deadline.room, seat, True, reason="away")

@@ -1,22 +1,28 @@
-"""Which deadlines a room change leaves due (ARCHITECTURE.md "Time").
+"""Which deadlines a room change leaves due (docs/architecture.md, "Time").
 
 Every commit of the room service carries the deadlines its new record makes due, and the
 ones it makes moot, so they are written in the same atomic step as the record
 (``Commit.deadlines`` / ``Commit.clear``). Kinds:
 
 * ``answer_timeout`` (key ``""``): an announcement under Muggins is waiting for answers; due
-  the room's answer window after the announcement (RULES.md §5.2). Cleared when the
+  the room's answer window after the announcement (docs/rules.md §5.2). Cleared when the
   announcement is settled.
 * ``computer_turn`` (key: the seat): a seat the server's computer plays (a computer seat, or
-  a human's seat during a stand-in) has something to do; due the bot delay after the change.
+  a human's seat during a stand-in) has something to do; due the bot delay after the change,
+  carrying the version it was planned at (a firing for an older version does nothing).
   Cleared when that seat has nothing left to do.
+* ``turn_clock`` (key: the seat): the room has a turn clock (room setting ``turn_seconds``)
+  and a human seat has something to do (play, discard, announce or answer); due
+  ``turn_seconds`` after the seat's turn began. The seat's clock restarts when the seat
+  acts, or when it had nothing to do before, or when its task changed (a new deal, phase or
+  announcement); otherwise it keeps running. Cleared when the seat has nothing to do.
 
-(``takeover`` deadlines are not made by commits but by disconnections:
-``server.computer_seats``.)
+(``takeover`` deadlines are not made by commits but by presence: ``server.presence``.)
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import engine
@@ -24,13 +30,16 @@ import engine
 from .store.base import Deadline, RoomRecord
 
 ANSWER_TIMEOUT = "answer_timeout"
-"""Deadline kind: the Muggins answer window of a room ran out (RULES.md §5.2)."""
+"""Deadline kind: the Muggins answer window of a room ran out (docs/rules.md §5.2)."""
 
 COMPUTER_TURN = "computer_turn"
 """Deadline kind: a computer-played seat should act now (``server.computer_seats``)."""
 
 TAKEOVER = "takeover"
 """Deadline kind: a human seat's player has been away for the room's takeover grace."""
+
+TURN_CLOCK = "turn_clock"
+"""Deadline kind: a human seat's turn clock ran out (room setting ``turn_seconds``)."""
 
 
 def answer_marker_of(state: engine.GameState) -> list[Any] | None:
@@ -50,10 +59,37 @@ def answer_marker_of(state: engine.GameState) -> list[Any] | None:
     ]
 
 
-def has_work(state: engine.GameState, seat: int) -> bool:
-    """Whether a computer playing ``seat`` has something to do (a rematch does not count:
-    a computer never asks for one)."""
+def has_work(state: engine.GameState | None, seat: int) -> bool:
+    """Whether ``seat`` has something to do (a rematch does not count: nobody is ever made
+    to ask for one)."""
+    if state is None:
+        return False
     return any(a.get("type") != "rematch" for a in engine.legal_actions(state, seat))
+
+
+def task_of(state: engine.GameState, seat: int) -> tuple[Any, ...]:
+    """What ``seat`` is being asked to do, as a comparable value: the game, deal and phase,
+    and under Muggins the announcement step. Two states with the same task for a seat that
+    had work in both keep that seat's turn clock running."""
+    pending = state.show_pending or {}
+    step = (pending.get("seat"), pending.get("kind"), pending.get("announced") is None)
+    return (state.game_number, state.deal_number, state.phase,
+            step if state.phase == "show" else None)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The deadlines of a commit and the room's new turn clock.
+
+    Attributes:
+        sets: deadlines to store.
+        clear: ``"<kind>|<key>"`` slots to remove.
+        clock: the record's new ``clock`` (seat as text -> Unix seconds).
+    """
+
+    sets: tuple[Deadline, ...]
+    clear: tuple[str, ...]
+    clock: dict[str, float]
 
 
 def plan(
@@ -64,23 +100,28 @@ def plan(
     now: float,
     answer_window: float,
     bot_delay: float,
-) -> tuple[tuple[Deadline, ...], tuple[str, ...]]:
-    """The deadlines to store and to clear with the commit of ``record``.
+    turn_seconds: float | None = None,
+    before: engine.GameState | None = None,
+    actor: int | None = None,
+) -> Plan:
+    """The deadlines to store and to clear with the commit of ``record``, and its clock.
 
     Args:
-        record: the room as the commit leaves it.
+        record: the room as the commit leaves it (its ``clock`` is the clock before).
         state: ``engine.GameState.from_dict(record.state)`` (None before the game starts).
         events: the change's events (an ``announce`` starts the answer window).
         now: Unix time of the commit, seconds.
         answer_window: the room's Muggins answer window, seconds.
         bot_delay: the pause before a computer acts, seconds.
+        turn_seconds: the room's turn clock in seconds, or None for none.
+        before: the game state the change started from (None if the game just started).
+        actor: the seat whose own action this change is, or None.
 
     Returns:
-        ``(deadlines to store, "<kind>|<key>" slots to clear)``; both empty for a change
-        that leaves nothing timed (most changes of rooms without computers or Muggins).
+        A :class:`Plan`; everything empty for a change that leaves nothing timed.
     """
     if state is None:
-        return (), ()
+        return Plan((), (), {})
     sets: list[Deadline] = []
     clear: list[str] = []
     kinds = {e.get("type") for e in events}
@@ -93,14 +134,30 @@ def plan(
                 Deadline(record.id, ANSWER_TIMEOUT, now + answer_window, "",
                          {"marker": marker})
             )
+    clock: dict[str, float] = {}
     for seat, info in enumerate(record.seats):
-        if not info.automated:
+        work = has_work(state, seat)
+        if info.automated:
+            if work:
+                sets.append(
+                    Deadline(record.id, COMPUTER_TURN, now + bot_delay, str(seat),
+                             {"version": record.version})
+                )
+            else:
+                clear.append(f"{COMPUTER_TURN}|{seat}")
+        if not turn_seconds or info.automated or not work:
+            if str(seat) in record.clock:
+                clear.append(f"{TURN_CLOCK}|{seat}")
             continue
-        if has_work(state, seat):
-            sets.append(
-                Deadline(record.id, COMPUTER_TURN, now + bot_delay, str(seat),
-                         {"version": record.version})
-            )
-        else:
-            clear.append(f"{COMPUTER_TURN}|{seat}")
-    return tuple(sets), tuple(clear)
+        due = record.clock.get(str(seat))
+        if (
+            due is None
+            or seat == actor
+            or before is None
+            or not has_work(before, seat)
+            or task_of(before, seat) != task_of(state, seat)
+        ):
+            due = now + float(turn_seconds)
+            sets.append(Deadline(record.id, TURN_CLOCK, due, str(seat), {"due": due}))
+        clock[str(seat)] = due
+    return Plan(tuple(sets), tuple(clear), clock)

@@ -1,14 +1,16 @@
-"""Room-level settings: hints allowed, the Muggins answer window, the takeover grace.
+"""Room-level settings: hints, the Muggins answer window, the takeover grace, the turn clock.
 
 Chosen at room creation (``POST /api/rooms`` body ``"room"``, ``create_room`` message field
 ``room``); stored with the room (``RoomRecord.settings``) and shown in the snapshot and the
 room summary as ``room_settings``. As plain data::
 
-    {"hints": true, "answer_window": 15.0, "takeover_grace": 60.0}
+    {"hints": true, "answer_window": 15.0, "takeover_grace": 60.0, "turn_seconds": null}
 
-``answer_window`` (seconds, RULES.md §5.2) defaults to the server's
+``answer_window`` (seconds, docs/rules.md §5.2) defaults to the server's
 ``answer_window_seconds``; ``takeover_grace`` (seconds) is how long a human seat may stay
-disconnected before a ``standard`` computer plays it (default 60).
+disconnected before a ``standard`` computer plays it (default 60); ``turn_seconds`` is the
+turn clock: seconds a human seat has to play, discard, announce or answer before the
+server's ``standard`` computer acts for it once (null: no turn clock, the default).
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ DEFAULT_TAKEOVER_GRACE = 60.0
 """Seconds a human seat may stay disconnected before a computer stands in."""
 
 MAX_SECONDS = 24 * 3600.0
-"""Upper bound of both durations (a room expires after a day idle anyway)."""
+"""Upper bound of every duration (a room expires after a day idle anyway)."""
+
+MIN_TURN_SECONDS = 1.0
+"""Shortest turn clock (the web page offers 30, 60 and 120 s)."""
 
 
 def resolve(requested: dict[str, Any] | None, settings: Settings) -> dict[str, Any]:
@@ -29,18 +34,20 @@ def resolve(requested: dict[str, Any] | None, settings: Settings) -> dict[str, A
 
     Args:
         requested: ``{"hints"?: bool, "answer_window"?: seconds | None,
-            "takeover_grace"?: seconds | None}`` (None or missing: the default).
-        settings: the server settings (default answer window).
+            "takeover_grace"?: seconds | None, "turn_seconds"?: seconds | None}`` (None or
+            missing: the default; for ``turn_seconds`` the default is no turn clock).
+        settings: the server settings (default answer window and grace).
 
     Returns:
-        ``{"hints": bool, "answer_window": float, "takeover_grace": float}``.
+        ``{"hints": bool, "answer_window": float, "takeover_grace": float,
+        "turn_seconds": float | None}``.
 
     Raises:
         ValueError: a value of the wrong type or out of range (durations must be
-            > 0 and at most a day).
+            > 0 and at most a day; a turn clock at least 1 s).
     """
     req = dict(requested or {})
-    unknown = set(req) - {"hints", "answer_window", "takeover_grace"}
+    unknown = set(req) - {"hints", "answer_window", "takeover_grace", "turn_seconds"}
     if unknown:
         raise ValueError(f"unknown room settings: {sorted(unknown)}")
     hints = req.get("hints")
@@ -62,6 +69,16 @@ def resolve(requested: dict[str, Any] | None, settings: Settings) -> dict[str, A
         if not 0 < value <= MAX_SECONDS:
             raise ValueError(f"room.{name} must be more than 0 and at most {MAX_SECONDS:g} s")
         out[name] = float(value)
+    turn = req.get("turn_seconds")
+    if turn is not None:
+        if isinstance(turn, bool) or not isinstance(turn, int | float):
+            raise ValueError("room.turn_seconds must be a number of seconds or null")
+        if not MIN_TURN_SECONDS <= turn <= MAX_SECONDS:
+            raise ValueError(
+                f"room.turn_seconds must be {MIN_TURN_SECONDS:g} to {MAX_SECONDS:g} s, or null"
+            )
+        turn = float(turn)
+    out["turn_seconds"] = turn
     return out
 
 

@@ -1,10 +1,32 @@
 """The room service: the single write path of every room.
 
-Every change to a room (a seat taken, a player's action, a timer's system action) goes
-through :class:`RoomService`: read the room, check the seat token, apply with the engine,
-commit with a version check (one atomic store operation that also records the action id,
-appends to the log and publishes to the room's channel), and retry from a fresh read when
-another change landed first. Nothing else writes a room.
+Every change to a room — a seat taken, a player's action, a computer's move, a timer's
+system action, a stand-in starting or ending — is a *change function* run by one
+transaction loop, :meth:`RoomService.transact`:
+
+1. read the room (from this process's cache of followed rooms, else from the store, with
+   what is recorded for the action id when there is one);
+2. call the change function with the room and the time: it is pure (no ``await``, no
+   clock, no I/O), checks what it must and returns a :class:`Change` (the next version's
+   seats, game state and events), a :class:`NoChange`, or raises ``RoomError`` /
+   ``engine.RulesError``;
+3. plan the deadlines the new record leaves due (``server.deadline_plan``) and commit it
+   with one atomic compare-version store operation that also records the action id, logs,
+   publishes and writes those deadlines;
+4. on a version conflict, read again and go back to 2 (a short random backoff; ``busy``
+   after :data:`MAX_ATTEMPTS`). A change computed from a cached record that the function
+   refuses is retried once from a fresh read before the refusal counts.
+
+Exactly-once: an action id is recorded with the commit that applies it (with a digest of
+the action and the game it was applied in). A re-sent id is answered with the first
+outcome; the same id with a different action is refused (``action_id_reused``).
+
+Store failures: ``StoreUnavailable`` (nothing happened) and ``OutcomeUnknown`` (a commit was
+sent and its answer lost) from the store are retried once from a fresh read — safe, since a
+repeated commit is either a duplicate or a conflict — then passed on to the caller, as
+``OutcomeUnknown`` if any attempt's outcome was unknown.
+
+The clock is injected (``clock``), so timing tests need no real sleeps.
 """
 
 from __future__ import annotations
@@ -24,9 +46,21 @@ from typing import Any
 import engine
 
 from . import room_settings
-from .deadline_plan import ANSWER_TIMEOUT, COMPUTER_TURN, answer_marker_of, plan
+from .deadline_plan import ANSWER_TIMEOUT, COMPUTER_TURN, TAKEOVER, answer_marker_of, plan
 from .settings import Settings
-from .store.base import Commit, CommitResult, RoomRecord, RoomStore, SeatRecord
+from .store.base import (
+    Commit,
+    Deadline,
+    Done,
+    OutcomeUnknown,
+    RoomRecord,
+    RoomStore,
+    SeatRecord,
+    StoreUnavailable,
+    action_digest,
+    action_key,
+    counts_as_done,
+)
 from .tokens import TokenIssuer
 
 log = logging.getLogger(__name__)
@@ -34,12 +68,17 @@ log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 20
 """Commits tried per change before giving up with ``busy`` (conflicts are rare and short)."""
 
+STORE_RETRIES = 1
+"""Times a change is retried from a fresh read after a store failure before the failure is
+passed on (each store call already waits at most the Redis timeout)."""
+
 LEVELS = ("easy", "standard")
 """Computer levels (``engine.computer.decide``)."""
 
 __all__ = [
-    "ANSWER_TIMEOUT", "COMPUTER", "COMPUTER_TURN", "LEVELS", "ActResult", "JoinResult",
-    "RoomError", "RoomService", "answer_marker",
+    "ANSWER_TIMEOUT", "COMPUTER", "COMPUTER_TURN", "LEVELS", "ActResult", "Change",
+    "JoinResult", "NoChange", "Outcome", "RecordCache", "Room", "RoomError", "RoomService",
+    "answer_marker",
 ]
 
 GameFactory = Callable[[engine.GameOptions, str], tuple[engine.GameState, list[dict]]]
@@ -51,6 +90,9 @@ CommitHook = Callable[[RoomRecord, list[dict]], Awaitable[None]]
 DeadlineListener = Callable[[float], None]
 """Told the earliest due time (Unix seconds) of the deadlines a commit of this process
 stored (the local sweeper uses it to wake up in time)."""
+
+Clock = Callable[[], float]
+"""Unix time in seconds."""
 
 
 class ComputerCredential:
@@ -74,8 +116,9 @@ class RoomError(Exception):
 
     Attributes:
         code: ``room_not_found``, ``bad_seat``, ``seat_taken``, ``bad_token``,
-            ``not_started``, ``bad_options``, ``busy``; ``conflict`` only from
-            :meth:`RoomService.act` with ``expected_version`` (the room moved on).
+            ``already_seated``, ``not_started``, ``bad_options``, ``busy``,
+            ``action_id_reused``; ``conflict`` only from :meth:`RoomService.act` with
+            ``expected_version`` (the room moved on).
         message: human-readable.
     """
 
@@ -114,6 +157,121 @@ def new_seed() -> str:
     return secrets.token_hex(16)
 
 
+# -- what change functions see and return ---------------------------------------------------
+
+class Room:
+    """A room as read for a change: its record and (decoded once, on first use) its game
+    state. Neither may be mutated."""
+
+    __slots__ = ("record", "_state", "fresh")
+
+    def __init__(
+        self, record: RoomRecord, state: engine.GameState | None = None, fresh: bool = True
+    ) -> None:
+        self.record = record
+        self._state = state
+        self.fresh = fresh
+        """Whether the record was just read from the store (not this process's cache)."""
+
+    @property
+    def state(self) -> engine.GameState | None:
+        """The game state, or None before the game starts."""
+        if self._state is None and self.record.state is not None:
+            self._state = engine.GameState.from_dict(self.record.state)
+        return self._state
+
+
+_UNCHANGED: Any = object()
+
+
+@dataclass
+class Change:
+    """The next version of a room, as a change function decides it.
+
+    Attributes:
+        events: the change's full (unredacted) events.
+        cause: what made it, for the room's log (``{"seat", "id", "action"}`` for an
+            action; ``{"join": name, "seat"}``, ...). The log entry is ``cause`` plus
+            ``"events"``.
+        seats: the new seats, or None when they did not change.
+        state: the new game state (default: unchanged).
+        actor: the seat whose own action this is (restarts its turn clock), or None.
+        timeouts: the new ``RoomRecord.timeouts`` (default: unchanged).
+        clear: deadline slots (``"<kind>|<key>"``) to remove besides the planned ones.
+        result: what :meth:`RoomService.transact` returns as ``Outcome.result``.
+    """
+
+    events: list[dict[str, Any]]
+    cause: dict[str, Any]
+    seats: tuple[SeatRecord, ...] | None = None
+    state: Any = _UNCHANGED
+    actor: int | None = None
+    timeouts: dict[str, int] | None = None
+    clear: tuple[str, ...] = ()
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class NoChange:
+    """A change function's answer when there is nothing to commit; ``result`` is passed
+    on as ``Outcome.result``."""
+
+    result: Any = None
+
+
+ChangeFn = Callable[[Room, float], "Change | NoChange"]
+"""A change function: ``fn(room, now) -> Change | NoChange``; pure; may raise
+``RoomError`` or ``engine.RulesError`` (nothing is committed then)."""
+
+
+@dataclass(frozen=True)
+class ActionRef:
+    """The action id a change applies, for exactly-once.
+
+    Attributes:
+        seat: the acting seat.
+        action_id: the client's id.
+        digest: ``action_digest(action)``.
+        rematch: the action is a ``rematch`` (an id recorded in the previous game counts).
+    """
+
+    seat: int
+    action_id: str
+    digest: str
+    rematch: bool = False
+
+    @property
+    def key(self) -> str:
+        """The store's exactly-once key."""
+        return action_key(self.seat, self.action_id)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What :meth:`RoomService.transact` did.
+
+    Attributes:
+        record: the room after the change (or as read, when nothing changed; None for a
+            duplicate action id).
+        version: the version the change made; for a duplicate, the version the first
+            application made; when nothing changed, the version read.
+        changed: whether a new version was committed now.
+        duplicate: the action id had been applied before (nothing was done now).
+        events: the committed change's full events (empty otherwise).
+        state: the room's game state after the change (None with ``record`` None or before
+            the game starts).
+        result: the change function's ``result``.
+    """
+
+    record: RoomRecord | None
+    version: int
+    changed: bool
+    duplicate: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+    state: engine.GameState | None = None
+    result: Any = None
+
+
 @dataclass(frozen=True)
 class JoinResult:
     """The outcome of :meth:`RoomService.join`.
@@ -122,11 +280,14 @@ class JoinResult:
         record: the room after the join.
         seat: the seat taken or resumed, or None for a spectator.
         resumed: True when the seat was already held by this token.
+        events: the join's full events when it committed a change (a seat taken, the game
+            started, a stand-in ended), else empty.
     """
 
     record: RoomRecord
     seat: int | None
     resumed: bool
+    events: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -150,17 +311,57 @@ class ActResult:
     state: engine.GameState | None = None
 
 
+class RecordCache:
+    """The latest known record (and decoded state) of the rooms this process follows.
+
+    Only followed rooms are kept (``server.fanout.LocalRooms`` follows a room while it has a
+    local connection), so the cache is bounded by this process's connections.
+    """
+
+    def __init__(self) -> None:
+        self._rooms: dict[str, tuple[RoomRecord, engine.GameState | None] | None] = {}
+
+    def follow(self, room_id: str) -> None:
+        """Start keeping the room's latest record."""
+        self._rooms.setdefault(room_id, None)
+
+    def unfollow(self, room_id: str) -> None:
+        """Stop keeping it (and drop what was kept)."""
+        self._rooms.pop(room_id, None)
+
+    def get(self, room_id: str) -> tuple[RoomRecord, engine.GameState | None] | None:
+        """``(record, state or None)`` if kept."""
+        return self._rooms.get(room_id)
+
+    def put(self, record: RoomRecord, state: engine.GameState | None = None) -> None:
+        """Keep ``record`` if its room is followed and it is newer than what is kept (or
+        the same version with the decoded state where none was kept)."""
+        if record.id not in self._rooms:
+            return
+        cur = self._rooms[record.id]
+        if (
+            cur is None
+            or cur[0].version < record.version
+            or (cur[0].version == record.version and cur[1] is None and state is not None)
+        ):
+            self._rooms[record.id] = (record, state)
+
+    def __len__(self) -> int:
+        return len(self._rooms)
+
+
 class RoomService:
     """Creates rooms, seats players and applies actions, through one store.
 
     Args:
         store: where rooms live.
-        settings: server settings (room TTL, answer window).
+        settings: server settings (room TTL, answer window, bot delay, turn clock).
         game_factory: how a game starts (default ``engine.new_game(options, seed)``).
         seed_factory: where engine seeds come from (default :func:`new_seed`).
         tokens: makes and recognises player, seat and creator tokens (default: a
             :class:`server.tokens.TokenIssuer` with a secret of this process only; the app
             gives it the deployment's shared secret).
+        clock: Unix time in seconds (default ``time.time``; tests pass a fake one).
     """
 
     def __init__(
@@ -171,40 +372,229 @@ class RoomService:
         game_factory: GameFactory | None = None,
         seed_factory: Callable[[], str] | None = None,
         tokens: TokenIssuer | None = None,
+        clock: Clock = time.time,
     ) -> None:
         self.store = store
         self.tokens = tokens or TokenIssuer(secrets.token_bytes(32))
         self.settings = settings
         self.game_factory = game_factory or (lambda opts, seed: engine.new_game(opts, seed))
         self.seed_factory = seed_factory or new_seed
+        self.clock = clock
         self.commit_hooks: list[CommitHook] = []
         self.deadline_listeners: list[DeadlineListener] = []
-        self._cache: dict[str, tuple[RoomRecord, engine.GameState | None]] = {}
+        self.cache = RecordCache()
+        self.conflicts = 0
+        """Commits refused for a version conflict (and retried) since start."""
 
-    # -- cache of records of rooms this process follows ---------------------------------
-    def remember(self, record: RoomRecord, state: engine.GameState | None = None) -> None:
-        """Keep ``record`` as the latest known state of its room (if newer).
+    # -- the transaction loop -------------------------------------------------------------
+    async def transact(
+        self,
+        room_id: str,
+        change: ChangeFn,
+        *,
+        action: ActionRef | None = None,
+        cached: bool = True,
+        missing_ok: bool = False,
+    ) -> Outcome | None:
+        """Run ``change`` on the room and commit what it returns, retrying on conflicts.
 
         Args:
-            record: the room.
-            state: ``record.state`` as a :class:`engine.GameState` if the caller has it
-                (the next action on the room then starts from it instead of decoding
-                ``record.state`` again). The engine never mutates a state it is given,
-                and nothing else may.
+            room_id: the room.
+            change: the change function (see :data:`ChangeFn`).
+            action: the action id the change applies (exactly-once), if any.
+            cached: start from this process's cached record when it has one (a refusal or a
+                conflict then retries from a fresh read).
+            missing_ok: return None for a missing room instead of raising.
+
+        Returns:
+            An :class:`Outcome` (None only for a missing room with ``missing_ok``).
+
+        Raises:
+            RoomError: what the change function raised; ``room_not_found``; ``busy``
+                after :data:`MAX_ATTEMPTS` conflicts; ``action_id_reused``.
+            engine.RulesError: what the change function raised (from a fresh read).
+            StoreUnavailable: the store could not be reached; nothing was done.
+            OutcomeUnknown: a commit's outcome is unknown (repeat the request to learn it).
         """
-        cur = self._cache.get(record.id)
-        if (
-            cur is None
-            or cur[0].version < record.version
-            or (cur[0].version == record.version and cur[1] is None and state is not None)
-        ):
-            self._cache[record.id] = (record, state)
+        key = action.key if action is not None else None
+        hit = self.cache.get(room_id) if cached else None
+        record, state = hit if hit is not None else (None, None)
+        conflicts = 0
+        failures = 0
+        unknown = False
+        while True:
+            fresh = record is None
+            if fresh:
+                try:
+                    record, done = await self.store.load(room_id, key)
+                except StoreUnavailable:
+                    if unknown:
+                        raise OutcomeUnknown("the store stopped answering") from None
+                    raise
+                state = None
+                if record is None:
+                    if missing_ok:
+                        return None
+                    raise RoomError("room_not_found", f"no room {room_id!r}")
+                if done is not None and action is not None:
+                    dup = self._duplicate(done, record.game_number, action)
+                    if dup is not None:
+                        return dup
+            room = Room(record, state, fresh)
+            now = self.clock()
+            try:
+                decided = change(room, now)
+            except (RoomError, engine.RulesError) as exc:
+                if fresh or (isinstance(exc, RoomError) and exc.code == "busy"):
+                    raise
+                record = state = None  # maybe the cache was stale: decide again, fresh
+                continue
+            if isinstance(decided, NoChange):
+                return Outcome(room.record, room.record.version, False, state=room.state,
+                               result=decided.result)
+            new, new_state, commit = self._prepare(room, decided, now, action)
+            try:
+                result = await self.store.commit(commit)
+            except (StoreUnavailable, OutcomeUnknown) as exc:
+                unknown = unknown or isinstance(exc, OutcomeUnknown)
+                failures += 1
+                if failures > STORE_RETRIES:
+                    if unknown and isinstance(exc, StoreUnavailable):
+                        raise OutcomeUnknown(str(exc)) from exc
+                    raise
+                await self._backoff(failures)
+                record = state = None
+                continue
+            if result.status == "ok":
+                self._committed(new, new_state, commit)
+                await self._after_commit(new, decided.events)
+                return Outcome(new, result.version, True, events=decided.events,
+                               state=new_state, result=decided.result)
+            if result.status == "duplicate" and action is not None:
+                dup = self._duplicate(
+                    Done(action.key, result.version, result.digest, record.game_number),
+                    record.game_number, action,
+                )
+                assert dup is not None
+                return dup
+            if result.status == "missing":
+                if missing_ok:
+                    return None
+                raise RoomError("room_not_found", f"no room {room_id!r}")
+            conflicts += 1
+            self.conflicts += 1
+            if conflicts >= MAX_ATTEMPTS:
+                raise RoomError("busy", "the room is too busy; try again")
+            await self._backoff(conflicts)
+            record = state = None
 
-    def forget(self, room_id: str) -> None:
-        """Drop the cached record of a room (when no local connection follows it)."""
-        self._cache.pop(room_id, None)
+    @staticmethod
+    def _duplicate(done: Done, game: int, action: ActionRef) -> Outcome | None:
+        """The outcome of an action id found recorded, or None if it does not count (an
+        id of an earlier game)."""
+        if not counts_as_done(done.game, game, action.rematch):
+            return None
+        if done.digest and done.digest != action.digest:
+            raise RoomError(
+                "action_id_reused",
+                f"action id {action.action_id!r} was used for another action in this game",
+            )
+        return Outcome(None, done.version, False, duplicate=True)
 
-    # -- rooms -------------------------------------------------------------------------
+    def _prepare(
+        self, room: Room, change: Change, now: float, action: ActionRef | None
+    ) -> tuple[RoomRecord, engine.GameState | None, Commit]:
+        """The new record and the commit of ``change`` (deadlines and turn clock planned)."""
+        old = room.record
+        if change.state is _UNCHANGED:
+            new_state = room.state
+            state_data = old.state
+        else:
+            new_state = change.state
+            state_data = new_state.to_dict(copy=False) if new_state is not None else None
+        new = old.evolve(
+            version=old.version + 1,
+            seats=change.seats if change.seats is not None else old.seats,
+            state=state_data,
+            updated=now,
+            timeouts=change.timeouts if change.timeouts is not None else old.timeouts,
+        )
+        chosen = self.room_settings(new)
+        turn_seconds = chosen.get("turn_seconds")
+        planned = plan(
+            new, new_state, change.events, now=now,
+            answer_window=float(chosen["answer_window"]),
+            bot_delay=self.settings.bot_delay_seconds,
+            turn_seconds=turn_seconds,
+            before=room.state if turn_seconds else None,
+            actor=change.actor,
+        )
+        if planned.clock != new.clock:
+            new = new.evolve(clock=planned.clock)
+        clear = planned.clear + tuple(c for c in change.clear if c not in planned.clear)
+        commit = Commit(
+            record=new,
+            expected_version=old.version,
+            action_key=action.key if action else None,
+            log_entry={**change.cause, "events": change.events},
+            events=change.events,
+            seats_changed=change.seats is not None,
+            state=new_state,
+            deadlines=planned.sets,
+            clear=clear,
+            action_digest=action.digest if action else "",
+            action_game=old.game_number,
+            previous_game_ok=bool(action and action.rematch),
+        )
+        return new, new_state, commit
+
+    def _committed(
+        self, record: RoomRecord, state: engine.GameState | None, commit: Commit
+    ) -> None:
+        self.cache.put(record, state)
+        if commit.deadlines:
+            first = min(d.due for d in commit.deadlines)
+            for listener in self.deadline_listeners:
+                try:
+                    listener(first)
+                except Exception:
+                    log.exception("deadline listener failed")
+
+    async def _after_commit(self, record: RoomRecord, events: list[dict]) -> None:
+        for hook in self.commit_hooks:
+            try:
+                await hook(record, events)
+            except Exception:
+                log.exception("commit hook failed for room %s", record.id)
+
+    @staticmethod
+    async def _backoff(attempt: int) -> None:
+        if attempt:
+            await asyncio.sleep(random.uniform(0, 0.002 * min(attempt, 10)))
+
+    # -- reading ---------------------------------------------------------------------------
+    async def load(self, room_id: str) -> RoomRecord:
+        """The room's current record (read from the store).
+
+        Raises:
+            RoomError: ``room_not_found``. StoreUnavailable: the store is down.
+        """
+        record, _ = await self.store.load(room_id)
+        if record is None:
+            raise RoomError("room_not_found", f"no room {room_id!r}")
+        self.cache.put(record)
+        return record
+
+    def remember(self, record: RoomRecord, state: engine.GameState | None = None) -> None:
+        """Keep ``record`` as the latest known state of its room, if followed (see
+        :class:`RecordCache`)."""
+        self.cache.put(record, state)
+
+    def room_settings(self, record: RoomRecord) -> dict[str, Any]:
+        """The room's effective settings (``server.room_settings``)."""
+        return room_settings.of_room(record.settings, self.settings)
+
+    # -- rooms -----------------------------------------------------------------------------
     async def create_room(
         self,
         options: dict[str, Any],
@@ -224,7 +614,7 @@ class RoomService:
 
         Raises:
             RoomError: ``bad_options`` (bad engine options, room settings, computer seat or
-                level), ``busy``.
+                level), ``busy``. StoreUnavailable, OutcomeUnknown: the store failed.
         """
         try:
             opts = engine.GameOptions.from_dict(dict(options))
@@ -238,7 +628,7 @@ class RoomService:
             if level not in LEVELS:
                 raise RoomError("bad_options", "computer level must be easy or standard")
         creator = self.tokens.issue()
-        now = time.time()
+        now = self.clock()
         for _ in range(10):
             record = RoomRecord(
                 id=new_room_id(),
@@ -260,20 +650,10 @@ class RoomService:
             record = await self._seat_computers(record.id, bots)
         return record, creator
 
-    def room_settings(self, record: RoomRecord) -> dict[str, Any]:
-        """The room's effective settings (``server.room_settings``)."""
-        return room_settings.of_room(record.settings, self.settings)
-
     async def set_computer(
         self, room_id: str, seat: int, level: str, creator_token: str
     ) -> RoomRecord:
         """Give an empty seat to a computer player (only the room's creator may).
-
-        Args:
-            room_id: the room.
-            seat: an open seat.
-            level: ``easy`` or ``standard``.
-            creator_token: the ``creator_token`` returned when the room was created.
 
         Returns:
             The record after the change (the game starts if that was the last free seat).
@@ -284,14 +664,17 @@ class RoomService:
         """
         if level not in LEVELS:
             raise RoomError("bad_options", "computer level must be easy or standard")
-        record = await self.load(room_id)
-        if not token_matches(creator_token, record.creator_hash):
-            raise RoomError("bad_token", "only the room's creator may seat a computer")
-        return await self._seat_computers(room_id, {seat: level})
+        return await self._seat_computers(room_id, {seat: level}, creator_token)
 
-    async def _seat_computers(self, room_id: str, bots: dict[int, str]) -> RoomRecord:
-        for attempt in range(MAX_ATTEMPTS):
-            record = await self.load(room_id)
+    async def _seat_computers(
+        self, room_id: str, bots: dict[int, str], creator_token: str | None = None
+    ) -> RoomRecord:
+        def change(room: Room, now: float) -> Change:
+            record = room.record
+            if creator_token is not None and not token_matches(
+                creator_token, record.creator_hash
+            ):
+                raise RoomError("bad_token", "only the room's creator may seat a computer")
             seats = list(record.seats)
             events: list[dict[str, Any]] = []
             for seat, level in sorted(bots.items()):
@@ -303,161 +686,33 @@ class RoomService:
                 seats[seat] = SeatRecord(name=name, kind="computer", level=level)
                 events.append({"type": "seat_taken", "seat": seat, "name": name,
                                "kind": "computer", "level": level})
-            new, result = await self._commit_seats(
+            return self._seats_change(
                 record, seats, events,
-                {"computers": {str(k): v for k, v in bots.items()}, "events": events},
+                {"computers": {str(k): v for k, v in bots.items()}},
             )
-            if result.status == "ok":
-                return new
-            if result.status == "missing":
-                raise RoomError("room_not_found", f"no room {room_id!r}")
-            await self._backoff(attempt)
-        raise RoomError("busy", "the room is too busy; try again")
 
-    async def set_standin(self, room_id: str, seat: int, active: bool) -> RoomRecord | None:
-        """Start or end a computer's stand-in for a human seat.
+        outcome = await self.transact(room_id, change, cached=False)
+        assert outcome is not None and outcome.record is not None
+        return outcome.record
 
-        Starting (``active``) needs a human seat of a game in progress that is not already
-        stood in for; ending needs a stood-in seat. The change is a commit with the server
-        event ``{"type": "computer_standin", "seat", "name", "active"}`` (each process turns
-        it into a ``presence`` frame with ``computer_standin``).
-
-        Returns:
-            The new record, or None when there was nothing to change (or no such room).
-
-        Raises:
-            RoomError: ``busy``.
-        """
-        for attempt in range(MAX_ATTEMPTS):
-            record, _ = await self.store.load(room_id)
-            if record is None or not 0 <= seat < len(record.seats):
-                return None
-            info = record.seats[seat]
-            if info.kind != "human" or info.standin == active:
-                return None
-            if active and record.status != "playing":
-                return None
-            new, result = await self._commit_standin(record, seat, active)
-            if result.status == "ok":
-                return new
-            if result.status == "missing":
-                return None
-            await self._backoff(attempt)
-        raise RoomError("busy", "the room is too busy; try again")
-
-    async def _commit_standin(
-        self, record: RoomRecord, seat: int, active: bool
-    ) -> tuple[RoomRecord, CommitResult]:
-        seats = list(record.seats)
-        seats[seat] = replace(seats[seat], standin=active)
-        events = [{"type": "computer_standin", "seat": seat, "name": seats[seat].name,
-                   "active": active}]
-        new = record.evolve(version=record.version + 1, seats=tuple(seats), updated=time.time())
-        state = engine.GameState.from_dict(new.state) if new.state is not None else None
-        clear = () if active else (f"{COMPUTER_TURN}|{seat}",)
-        result = await self._commit(
-            record, new, state, events, action_key=None,
-            log_entry={"seat": seat, "standin": active, "events": events},
-            seats_changed=True, extra_clear=clear,
-        )
-        return new, result
-
-    async def _commit_seats(
+    def _seats_change(
         self,
         record: RoomRecord,
         seats: list[SeatRecord],
         events: list[dict[str, Any]],
-        log_entry: dict[str, Any],
-    ) -> tuple[RoomRecord, CommitResult]:
-        """Commit new ``seats`` for ``record`` as the next version, starting the game when
-        the last seat is taken (its start events are appended to ``events``).
-
-        Returns:
-            ``(new_record, result)``: ``result.status`` is ``ok``, ``conflict`` or
-            ``missing``; the caller retries on a conflict.
-        """
-        game, start_events = self._maybe_start(record, seats)
-        events.extend(start_events)
-        new = record.evolve(
-            version=record.version + 1, seats=tuple(seats),
-            state=game.to_dict() if game is not None else record.state,
-            updated=time.time(),
-        )
-        result = await self._commit(
-            record, new, game, events, action_key=None, log_entry=log_entry,
-            seats_changed=True,
-        )
-        return new, result
-
-    def _maybe_start(
-        self, record: RoomRecord, seats: list[SeatRecord]
-    ) -> tuple[engine.GameState | None, list[dict[str, Any]]]:
-        """Start the game if ``seats`` are all taken and it has not started."""
+        cause: dict[str, Any],
+        result: Any = None,
+    ) -> Change:
+        """A change of seats, starting the game when the last seat is taken (its start
+        events follow ``events``)."""
+        change = Change(events, cause, seats=tuple(seats), result=result)
         if record.state is None and all(s.taken for s in seats):
             game, start_events = self.game_factory(
                 engine.GameOptions.from_dict(record.options), record.seed
             )
-            return game, list(start_events)
-        return None, []
-
-    async def _commit(
-        self,
-        old: RoomRecord,
-        new: RoomRecord,
-        state: engine.GameState | None,
-        events: list[dict[str, Any]],
-        *,
-        action_key: str | None,
-        log_entry: dict[str, Any],
-        seats_changed: bool = False,
-        extra_clear: tuple[str, ...] = (),
-    ) -> CommitResult:
-        """Commit ``new`` over ``old`` with the deadlines it leaves due (one atomic store
-        operation), then run the commit hooks and tell the deadline listeners."""
-        now = time.time()
-        if state is None and new.state is not None:
-            state = engine.GameState.from_dict(new.state)
-        sets, clear = plan(
-            new, state, events, now=now,
-            answer_window=float(self.room_settings(new)["answer_window"]),
-            bot_delay=self.settings.bot_delay_seconds,
-        )
-        result = await self.store.commit(
-            Commit(
-                record=new,
-                expected_version=old.version,
-                action_key=action_key,
-                log_entry=log_entry,
-                events=events,
-                seats_changed=seats_changed,
-                state=state,
-                deadlines=sets,
-                clear=clear + tuple(c for c in extra_clear if c not in clear),
-            )
-        )
-        if result.status == "ok":
-            self.remember(new, state)
-            if sets:
-                first = min(d.due for d in sets)
-                for listener in self.deadline_listeners:
-                    try:
-                        listener(first)
-                    except Exception:
-                        log.exception("deadline listener failed")
-            await self._after_commit(new, events)
-        return result
-
-    async def load(self, room_id: str) -> RoomRecord:
-        """The room's current record.
-
-        Raises:
-            RoomError: ``room_not_found``.
-        """
-        record, _ = await self.store.load(room_id)
-        if record is None:
-            raise RoomError("room_not_found", f"no room {room_id!r}")
-        self.remember(record)
-        return record
+            change.state = game
+            change.events = events + list(start_events)
+        return change
 
     async def join(
         self, room_id: str, seat: int | None, token: str, name: str, *, token_given: bool = False
@@ -475,35 +730,31 @@ class RoomService:
 
         Returns:
             A :class:`JoinResult`. Taking the last free seat starts the game
-            (``engine.new_game`` with the room's seed).
+            (``engine.new_game`` with the room's seed); resuming a seat a computer stands in
+            for ends the stand-in.
 
         Raises:
             RoomError: ``room_not_found``, ``bad_seat``, ``seat_taken``, ``bad_token``,
-                ``busy``.
+                ``already_seated``, ``busy``. StoreUnavailable, OutcomeUnknown.
         """
-        for attempt in range(MAX_ATTEMPTS):
-            record = await self.load(room_id)
+        token_hash = hash_token(token)
+
+        def change(room: Room, now: float) -> Change | NoChange:
+            record = room.record
             if seat is None:
-                return JoinResult(record, None, False)
+                return NoChange((None, False))
             if not 0 <= seat < len(record.seats):
                 raise RoomError("bad_seat", f"seats are 0..{len(record.seats) - 1}")
             current = record.seats[seat]
             if current.taken:
                 if current.kind == "human" and token_matches(token, current.token_hash):
                     if not current.standin:
-                        return JoinResult(record, seat, True)
+                        return NoChange((seat, True))
                     # The owner is back: the computer's stand-in ends.
-                    new, result = await self._commit_standin(record, seat, False)
-                    if result.status == "ok":
-                        return JoinResult(new, seat, True)
-                    if result.status == "missing":
-                        raise RoomError("room_not_found", f"no room {room_id!r}")
-                    await self._backoff(attempt)
-                    continue
+                    return self._standin_change(record, seat, False, result=(seat, True))
                 if token_given and current.kind == "human":
                     raise RoomError("bad_token", f"that token does not hold seat {seat}")
                 raise RoomError("seat_taken", f"seat {seat} is taken by someone else")
-            token_hash = hash_token(token)
             if any(s.kind == "human" and s.token_hash == token_hash for s in record.seats):
                 raise RoomError(
                     "already_seated", "this token already holds a seat in this room"
@@ -511,15 +762,68 @@ class RoomService:
             seats = list(record.seats)
             seats[seat] = SeatRecord(name=name, token_hash=token_hash, kind="human")
             events: list[dict[str, Any]] = [{"type": "seat_taken", "seat": seat, "name": name}]
-            new, result = await self._commit_seats(
-                record, seats, events, {"seat": seat, "join": name, "events": events}
+            return self._seats_change(
+                record, seats, events, {"seat": seat, "join": name}, result=(seat, False)
             )
-            if result.status == "ok":
-                return JoinResult(new, seat, False)
-            if result.status == "missing":
-                raise RoomError("room_not_found", f"no room {room_id!r}")
-            await self._backoff(attempt)
-        raise RoomError("busy", "the room is too busy; try again")
+
+        outcome = await self.transact(room_id, change, cached=False)
+        assert outcome is not None and outcome.record is not None
+        taken, resumed = outcome.result
+        return JoinResult(outcome.record, taken, resumed, outcome.events)
+
+    def _standin_change(
+        self,
+        record: RoomRecord,
+        seat: int,
+        active: bool,
+        *,
+        reason: str | None = None,
+        result: Any = None,
+    ) -> Change:
+        seats = list(record.seats)
+        seats[seat] = replace(
+            seats[seat], standin=active, standin_reason=reason if active else None
+        )
+        event = {"type": "computer_standin", "seat": seat, "name": seats[seat].name,
+                 "active": active}
+        return Change(
+            [event], {"seat": seat, "standin": active}, seats=tuple(seats),
+            clear=() if active else (f"{COMPUTER_TURN}|{seat}",), result=result,
+        )
+
+    async def set_standin(
+        self, room_id: str, seat: int, active: bool, *, reason: str = "away"
+    ) -> RoomRecord | None:
+        """Start or end a computer's stand-in for a human seat.
+
+        Starting (``active``) needs a human seat of a game in progress that is not already
+        stood in for; ending needs a stood-in seat. The change is a commit with the server
+        event ``{"type": "computer_standin", "seat", "name", "active"}`` (each process turns
+        it into a ``presence`` frame with ``computer_standin``).
+
+        Args:
+            reason: why a stand-in starts (``away`` or ``turn_clock``).
+
+        Returns:
+            The new record, or None when there was nothing to change (or no such room).
+
+        Raises:
+            RoomError: ``busy``. StoreUnavailable, OutcomeUnknown.
+        """
+
+        def change(room: Room, now: float) -> Change | NoChange:
+            record = room.record
+            if not 0 <= seat < len(record.seats):
+                return NoChange()
+            info = record.seats[seat]
+            if info.kind != "human" or info.standin == active:
+                return NoChange()
+            if active and record.status != "playing":
+                return NoChange()
+            return self._standin_change(record, seat, active, reason=reason)
+
+        outcome = await self.transact(room_id, change, cached=False, missing_ok=True)
+        return outcome.record if outcome is not None and outcome.changed else None
 
     async def act(
         self,
@@ -543,94 +847,55 @@ class RoomService:
             action: an engine action (plain data).
             expected_version: apply only to this version of the room: when the room has
                 moved on, raise ``conflict`` instead of re-applying the action to the newer
-                version (a computer decides again from the newer view).
+                version.
 
         Returns:
-            :class:`ActResult`.
+            :class:`ActResult`. An action by the owner of a seat a computer stands in for
+            ends the stand-in in the same commit; it also resets the seat's turn-clock
+            timeouts.
 
         Raises:
             RoomError: ``room_not_found``, ``bad_token``, ``not_started``, ``busy``,
-                ``conflict`` (only with ``expected_version``).
+                ``action_id_reused``, ``conflict`` (only with ``expected_version``).
             engine.RulesError: the engine refused the action (the room is unchanged).
+            StoreUnavailable: nothing was done. OutcomeUnknown: re-send to learn.
         """
-        key = f"{seat}:{action_id}"
-        cached = self._cache.get(room_id) if expected_version is None else None
-        record, state = cached if cached is not None else (None, None)
-        fresh = record is None
-        if record is None:
-            record, done = await self.store.load(room_id, key)
-            if done is not None:
-                return ActResult(done, True)
-        attempt = 0
-        while True:
-            try:
-                if record is None:
-                    raise RoomError("room_not_found", f"no room {room_id!r}")
-                if expected_version is not None and record.version != expected_version:
-                    raise RoomError("conflict", f"the room is at version {record.version}")
-                new, new_state, events = self._apply_seat(record, seat, token, action, state)
-            except (RoomError, engine.RulesError):
-                if fresh:
-                    # Perhaps the refusal is a re-sent action that already went through.
-                    if record is not None:
-                        done = await self.store.action_version(room_id, key)
-                        if done is not None:
-                            return ActResult(done, True)
-                    raise
-                record, done = await self.store.load(room_id, key)
-                state = None
-                fresh = True
-                if done is not None:
-                    return ActResult(done, True)
-                continue
-            result = await self._commit(
-                record, new, new_state, events, action_key=key,
-                log_entry={"seat": seat, "id": action_id, "action": action},
-            )
-            if result.status == "ok":
-                return ActResult(result.version, False, new, events, new_state)
-            if result.status == "duplicate":
-                return ActResult(result.version, True)
-            if result.status == "missing":
-                raise RoomError("room_not_found", f"no room {room_id!r}")
-            if expected_version is not None:
-                raise RoomError("conflict", f"the room is at version {result.version}")
-            attempt += 1
-            if attempt >= MAX_ATTEMPTS:
-                raise RoomError("busy", "the room is too busy; try again")
-            await self._backoff(attempt)
-            record, done = await self.store.load(room_id, key)
-            state = None
-            fresh = True
-            if done is not None:
-                return ActResult(done, True)
+        human = token is not COMPUTER
 
-    def _apply_seat(
-        self, record: RoomRecord, seat: int, token: str | ComputerCredential,
-        action: dict[str, Any], state: engine.GameState | None = None,
-    ) -> tuple[RoomRecord, engine.GameState, list[dict]]:
-        """Check the seat's credential and apply its action to ``record``.
+        def change(room: Room, now: float) -> Change:
+            record = room.record
+            if expected_version is not None and record.version != expected_version:
+                raise RoomError("conflict", f"the room is at version {record.version}")
+            if not 0 <= seat < len(record.seats):
+                raise RoomError("bad_token", "the token does not hold this seat")
+            info = record.seats[seat]
+            if not human:
+                if not info.automated:
+                    raise RoomError("bad_token", "the computer does not play this seat now")
+            elif not isinstance(token, str) or not token_matches(token, info.token_hash):
+                raise RoomError("bad_token", "the token does not hold this seat")
+            if record.state is None:
+                raise RoomError("not_started", "the game starts when every seat is taken")
+            new_state, events = engine.apply(room.state, seat, action)
+            result = Change(events, {"seat": seat, "id": action_id, "action": action},
+                            state=new_state, actor=seat)
+            if human and str(seat) in record.timeouts:
+                result.timeouts = {k: v for k, v in record.timeouts.items() if k != str(seat)}
+            if human and info.standin:
+                back = self._standin_change(record, seat, False)
+                result.seats = back.seats
+                result.events = back.events + events
+                result.clear = back.clear
+            return result
 
-        ``state``: ``record.state`` already decoded (from the cache), or None."""
-        if not 0 <= seat < len(record.seats):
-            raise RoomError("bad_token", "the token does not hold this seat")
-        info = record.seats[seat]
-        if token is COMPUTER:
-            if not info.automated:
-                raise RoomError("bad_token", "the computer does not play this seat now")
-        elif not isinstance(token, str) or not token_matches(token, info.token_hash):
-            raise RoomError("bad_token", "the token does not hold this seat")
-        if record.state is None:
-            raise RoomError("not_started", "the game starts when every seat is taken")
-        if state is None:
-            state = engine.GameState.from_dict(record.state)
-        new_state, events = engine.apply(state, seat, action)
-        # The record's state shares its containers with new_state: neither is ever mutated
-        # (the engine never mutates a state it is given), so a copy is not needed.
-        new = record.evolve(
-            version=record.version + 1, state=new_state.to_dict(copy=False), updated=time.time()
+        ref = ActionRef(seat, action_id, action_digest(action), action.get("type") == "rematch")
+        outcome = await self.transact(
+            room_id, change, action=ref, cached=expected_version is None
         )
-        return new, new_state, events
+        assert outcome is not None
+        if outcome.duplicate:
+            return ActResult(outcome.version, True)
+        return ActResult(outcome.version, False, outcome.record, outcome.events, outcome.state)
 
     async def apply_system(
         self,
@@ -651,44 +916,44 @@ class RoomService:
             the engine refused it.
 
         Raises:
-            RoomError: ``busy``.
+            RoomError: ``busy``. StoreUnavailable, OutcomeUnknown.
         """
-        for attempt in range(MAX_ATTEMPTS):
-            record, _ = await self.store.load(room_id)
-            if record is None or record.state is None or not still_due(record):
-                return None
+
+        def change(room: Room, now: float) -> Change | NoChange:
+            if room.record.state is None or not still_due(room.record):
+                return NoChange()
             try:
-                new_state, events = engine.apply(
-                    engine.GameState.from_dict(record.state), None, action
-                )
+                new_state, events = engine.apply(room.state, None, action)
             except engine.RulesError as exc:
                 log.info("system action %s refused in %s: %s", action, room_id, exc)
-                return None
-            new = record.evolve(
-                version=record.version + 1, state=new_state.to_dict(), updated=time.time()
-            )
-            result = await self._commit(
-                record, new, new_state, events, action_key=None,
-                log_entry={"seat": None, "action": action},
-            )
-            if result.status == "ok":
-                return result.version
-            if result.status == "missing":
-                return None
-            await self._backoff(attempt)
-        raise RoomError("busy", "the room is too busy")
+                return NoChange()
+            return Change(events, {"seat": None, "action": action}, state=new_state)
 
-    async def _after_commit(self, record: RoomRecord, events: list[dict]) -> None:
-        for hook in self.commit_hooks:
-            try:
-                await hook(record, events)
-            except Exception:
-                log.exception("commit hook failed for room %s", record.id)
+        outcome = await self.transact(room_id, change, cached=False, missing_ok=True)
+        return outcome.version if outcome is not None and outcome.changed else None
 
-    @staticmethod
-    async def _backoff(attempt: int) -> None:
-        if attempt:
-            await asyncio.sleep(random.uniform(0, 0.002 * min(attempt, 10)))
+    # -- presence --------------------------------------------------------------------------
+    def takeover_deadline(self, record: RoomRecord, seat: int, now: float) -> Deadline | None:
+        """The ``takeover`` deadline of a seat whose last connection closes now, or None
+        when none is due: only a human seat of a game in progress that no computer stands
+        in for is taken over, the room's ``takeover_grace`` seconds from ``now``."""
+        if not 0 <= seat < len(record.seats):
+            return None
+        info = record.seats[seat]
+        if info.kind != "human" or info.standin or record.status != "playing":
+            return None
+        grace = float(self.room_settings(record)["takeover_grace"])
+        return Deadline(record.id, TAKEOVER, now + grace, str(seat))
+
+    def takeovers(self, record: RoomRecord, now: float) -> dict[int, Deadline]:
+        """:meth:`takeover_deadline` of every seat that has one."""
+        out = {}
+        for seat in range(len(record.seats)):
+            deadline = self.takeover_deadline(record, seat, now)
+            if deadline is not None:
+                out[seat] = deadline
+        return out
+
 
 def answer_marker(record: RoomRecord) -> list[Any] | None:
     """Identity of the announcement awaiting answers in a room, or None if there is none:

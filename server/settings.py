@@ -30,7 +30,11 @@ class Settings(BaseSettings):
         256, ge=2, description="size of the Redis connection pool of this process"
     )
     redis_pool_timeout: float = Field(
-        5.0, gt=0, description="seconds a command waits for a free pooled connection"
+        1.0, gt=0, description="seconds a command waits for a free pooled connection"
+    )
+    redis_timeout_seconds: float = Field(
+        1.0, gt=0, description="seconds a Redis command (or a connection attempt) may take "
+        "before it counts as failed: a frozen Redis must not hang sessions or /readyz"
     )
     room_ttl_seconds: int = Field(24 * 3600, ge=1, description="rooms expire after this idle")
     answer_window_seconds: float = Field(
@@ -46,7 +50,23 @@ class Settings(BaseSettings):
         0.1, gt=0, description="how often each process looks for due deadlines"
     )
     deadline_lease_seconds: float = Field(
-        30.0, gt=0, description="a claimed deadline becomes claimable again after this"
+        5.0, gt=0, description="a claimed deadline becomes claimable again after this if "
+        "its claimer dies (renewed every third of it while the handler runs)"
+    )
+    presence_lease_seconds: float = Field(
+        6.0, gt=0, description="a server process that stops heartbeating (every third of "
+        "this) counts as dead after this long, and its connections stop counting"
+    )
+    catchup_interval_seconds: float = Field(
+        4.0, gt=0, description="how often a process checks the versions of the rooms it "
+        "follows and catches up on missed updates"
+    )
+    purge_interval_seconds: float = Field(
+        60.0, gt=0, description="how often the in-memory store drops expired rooms"
+    )
+    turn_timeouts_before_standin: int = Field(
+        3, ge=0, description="turn-clock timeouts in a row after which a standard computer "
+        "stands in for a connected player (0: never)"
     )
     public_url: str | None = Field(
         None, description="base URL for share links (default: from the request's Host)"

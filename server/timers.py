@@ -3,14 +3,15 @@
 A deadline is ``(room, kind, due time, key, payload)`` (:class:`server.store.Deadline`),
 kept by the store (a sorted set in Redis, a heap in memory), never a sleeping task, so any
 process may die at any moment without losing one. Every process runs a :class:`Sweeper`:
-every ``sweep_interval_seconds`` it claims the due deadlines atomically (a claim is a lease:
-if the claimer dies, the deadline becomes claimable again after ``deadline_lease_seconds``)
-and runs the handler registered for the deadline's kind. Handlers change rooms only through
-the room service, whose version check makes a repeated firing harmless.
+every ``sweep_interval_seconds`` it claims the due deadlines atomically and runs the handler
+registered for each deadline's kind. A claim is a short lease (``deadline_lease_seconds``,
+5 s by default), renewed every third of it while the handler runs: if the claimer dies, the
+deadline becomes claimable again by another process within one lease. Handlers change rooms
+only through the room service, whose version checks make a repeated firing harmless.
 
-Kinds registered here: ``answer_timeout`` (the Muggins answer window, RULES.md §5.2).
-Other kinds (``computer_turn``, ``takeover``: ``server.computer_seats``) register with
-:meth:`Sweeper.register`.
+Kinds registered here: ``answer_timeout`` (the Muggins answer window, docs/rules.md §5.2).
+Other kinds (``computer_turn``, ``turn_clock``, ``takeover``: ``server.computer_seats``)
+register with :meth:`Sweeper.register`.
 
 Deadlines are written with the commit that makes them due (``server.deadline_plan``); the
 sweeper is told of the ones this process stored (:meth:`Sweeper.wake_at`) so it does not
@@ -22,12 +23,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 
 from .rooms import ANSWER_TIMEOUT, RoomService, answer_marker
 from .settings import Settings
-from .store.base import Deadline, RoomRecord, RoomStore
+from .store.base import Claim, Deadline, RoomRecord, RoomStore, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,10 @@ class Sweeper:
         self.service = service
         self.settings = settings
         self.handlers: dict[str, Handler] = {ANSWER_TIMEOUT: self._answer_timeout}
+        self.fired = 0
+        """Deadlines run since start."""
+        self.lateness: list[float] = []
+        """How late (seconds after due) the last deadlines ran, newest last."""
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
@@ -61,7 +65,7 @@ class Sweeper:
 
         Called on the event loop (by the room service after a commit stored deadlines).
         """
-        delay = due - time.time()
+        delay = due - self.service.clock()
         if delay <= 0:
             self._wake.set()
             return
@@ -90,24 +94,54 @@ class Sweeper:
         await self.store.cancel(room, kind, key)
 
     async def sweep_once(self, now: float | None = None) -> int:
-        """Claim and run every deadline due at ``now`` (default: the clock).
+        """Claim and run every deadline due at ``now`` (default: the clock), concurrently.
 
         Returns:
             How many deadlines were run.
         """
-        now = time.time() if now is None else now
+        now = self.service.clock() if now is None else now
         claims = await self.store.claim_due(now, now + self.settings.deadline_lease_seconds)
-        for claim in claims:
-            handler = self.handlers.get(claim.deadline.kind)
-            try:
-                if handler is None:
-                    log.warning("no handler for deadline kind %r", claim.deadline.kind)
-                else:
-                    await handler(claim.deadline)
-            except Exception:
-                log.exception("deadline %s failed", claim.deadline.member)
-            await self.store.complete(claim)
+        if claims:
+            await asyncio.gather(*(self._run(claim) for claim in claims))
         return len(claims)
+
+    async def _run(self, claim: Claim) -> None:
+        """Run one claimed deadline's handler, renewing the claim's lease while it runs,
+        then complete the claim (unless the deadline was rescheduled meanwhile)."""
+        handler = self.handlers.get(claim.deadline.kind)
+        held = [claim]
+        renew = asyncio.create_task(self._renew(held, self.settings.deadline_lease_seconds))
+        try:
+            if handler is None:
+                log.warning("no handler for deadline kind %r", claim.deadline.kind)
+            else:
+                await handler(claim.deadline)
+            self.fired += 1
+            self.lateness.append(max(0.0, self.service.clock() - claim.deadline.due))
+            del self.lateness[:-256]
+        except StoreError:
+            pass  # the store's outage is logged once by its health; the lease brings it back
+        except Exception:
+            log.exception("deadline %s failed", claim.deadline.member)
+        finally:
+            renew.cancel()
+        try:
+            await self.store.complete(held[0])
+        except StoreError:
+            pass  # the lease ends and someone runs it again; handlers are idempotent
+
+    async def _renew(self, held: list[Claim], lease: float) -> None:
+        """Extend the claim in ``held[0]`` every third of a lease until cancelled (the
+        renewed claim replaces it, so the caller completes the right lease)."""
+        while True:
+            await asyncio.sleep(lease / 3)
+            try:
+                renewed = await self.store.extend(held[0], self.service.clock() + lease)
+            except StoreError:
+                continue
+            if renewed is None:
+                return  # rescheduled or taken by someone else: nothing left to hold
+            held[0] = renewed
 
     async def run(self) -> None:
         """Sweep until :meth:`stop` (or cancellation)."""
@@ -120,16 +154,15 @@ class Sweeper:
                 failures = 0
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
-                # A store that is down (Redis unreachable) fails every sweep: log the first
-                # failure with its traceback, then one line now and then, and back off up to
-                # 5 s so a dead store does not flood the log.
+            except StoreError:
+                # A store that is down fails every sweep: its health logs the outage once;
+                # back off up to 1 s so a dead store is not hammered.
                 failures += 1
-                if failures == 1:
-                    log.exception("sweep failed")
-                elif failures % 50 == 0:
-                    log.warning("sweep still failing (%d times): %s", failures, exc)
-                pause = min(5.0, pause * 2 ** min(failures, 6))
+                pause = min(1.0, pause * 2 ** min(failures, 4))
+            except Exception:
+                failures += 1
+                log.exception("sweep failed")
+                pause = min(1.0, pause * 2 ** min(failures, 4))
             if self._stopping.is_set():
                 break
             with contextlib.suppress(TimeoutError):

@@ -1,29 +1,41 @@
 -- Atomic commit of one change to a room (server/store/redis.py, RedisStore.commit).
 -- KEYS[1] room:{id}:state     hash: v (version), data (room record JSON)
--- KEYS[2] room:{id}:actions   hash: "<seat>:<action id>" -> version it made
--- KEYS[3] room:{id}:log       stream: one entry per accepted change
+-- KEYS[2] room:{id}:actions   hash: "<seat>:<action id>" -> "<version>|<digest>|<game>"
+-- KEYS[3] room:{id}:log       stream: one entry per accepted change, id "<version>-0"
 -- KEYS[4] room:{id}:presence  hash (only its expiry is refreshed here)
 -- KEYS[5] room:{id}:deadlines zset: "<kind>|<key>" -> due time (or lease end once claimed)
 -- KEYS[6] room:{id}:deadline_data hash: "<kind>|<key>" -> deadline JSON
--- KEYS[7] deadlines (global index, no hash tag): room id -> its earliest deadline
+-- KEYS[7] deadline index: room id -> its earliest deadline
 -- ARGV[1] expected version    ARGV[2] new record JSON     ARGV[3] action key or ""
 -- ARGV[4] log entry JSON      ARGV[5] message head (JSON object text up to `"room":`)
 -- ARGV[6] channel             ARGV[7] ttl seconds         ARGV[8] log max length
 -- ARGV[9] room id             ARGV[10] deadline changes JSON {"set": [[slot, due, json]...],
 --                                      "clear": [slot...]}, or "" for none
--- Returns {status, version}: 0 ok, 1 conflict, 2 duplicate, 3 missing.
+-- ARGV[11] action digest     ARGV[12] the game the action is applied in
+-- ARGV[13] "1" if a key recorded in the previous game also counts as done (a rematch)
+-- Returns {status, version, digest}: 0 ok, 1 conflict, 2 duplicate, 3 missing.
 local cur = redis.call('HGET', KEYS[1], 'v')
-if not cur then return {3, -1} end
+if not cur then return {3, -1, ''} end
 cur = tonumber(cur)
 if ARGV[3] ~= '' then
   local done = redis.call('HGET', KEYS[2], ARGV[3])
-  if done then return {2, tonumber(done)} end
+  if done then
+    -- ids are scoped per game: one recorded in another game is not this action
+    local dv, dd, dg = string.match(done, '^([^|]*)|([^|]*)|?(.*)$')
+    dg = tonumber(dg) or 0
+    local game = tonumber(ARGV[12])
+    if dg == game or (ARGV[13] == '1' and dg == game - 1) then
+      return {2, tonumber(dv), dd}
+    end
+  end
 end
-if cur ~= tonumber(ARGV[1]) then return {1, cur} end
+if cur ~= tonumber(ARGV[1]) then return {1, cur, ''} end
 local v = cur + 1
 redis.call('HSET', KEYS[1], 'v', v, 'data', ARGV[2])
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[3], v) end
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'v', v, 'e', ARGV[4])
+if ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[2], ARGV[3], v .. '|' .. ARGV[11] .. '|' .. ARGV[12])
+end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], v .. '-0', 'e', ARGV[4])
 if ARGV[10] ~= '' then
   local ops = cjson.decode(ARGV[10])
   for _, slot in ipairs(ops.clear) do
@@ -43,4 +55,4 @@ if ARGV[10] ~= '' then
 end
 redis.call('PUBLISH', ARGV[6], ARGV[5] .. ARGV[2] .. '}')
 for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
-return {0, v}
+return {0, v, ''}

@@ -1,16 +1,22 @@
 """The room store interface and the data it keeps.
 
-A room is one :class:`RoomRecord` (JSON) plus a version number, an exactly-once record of
-applied action ids, an append-only log, a presence count per seat and a channel that carries
-every accepted change to the processes that serve the room. Deadlines (``server.timers``)
-are kept by the store too, so any process can fire them.
+A room is one :class:`RoomRecord` plus a version number, an exactly-once record of applied
+action ids, an append-only log, the presence of each seat and a channel that carries every
+accepted change to the processes that serve the room. Deadlines (``server.timers``) are kept
+by the store too, so any process can fire them.
 
 Two implementations: :class:`server.store.memory.MemoryStore` (one process, zero setup) and
 :class:`server.store.redis.RedisStore` (any number of processes on one Redis).
+
+Failures of the backend (Redis down, frozen or unreachable) surface as exactly two
+exceptions, so callers can answer clients honestly (docs/protocol.md, "Store outages"):
+:class:`StoreUnavailable` (nothing was changed) and :class:`OutcomeUnknown` (a write was
+sent and may or may not have been applied).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from abc import ABC, abstractmethod
@@ -18,6 +24,23 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 SeatKind = Literal["open", "human", "computer"]
+
+
+class StoreError(Exception):
+    """The store could not do what was asked (see the two subclasses)."""
+
+
+class StoreUnavailable(StoreError):
+    """The store could not be reached, or did not answer a read: nothing was changed."""
+
+
+class OutcomeUnknown(StoreError):
+    """A write was sent but its answer never came: it may or may not have been applied.
+
+    Every write the room service makes is safe to repeat (an action id is applied at most
+    once; a commit carries the version it was computed from), so the way to learn the
+    outcome is to repeat the request once the store answers again.
+    """
 
 
 @dataclass(frozen=True)
@@ -30,9 +53,13 @@ class SeatRecord:
             never stored.
         kind: ``open``, ``human`` or ``computer``.
         level: a computer seat's level (``easy`` or ``standard``); None for other seats.
-        standin: a human seat whose player has been away longer than the room's takeover
-            grace, played meanwhile by a ``standard`` computer until the owner comes back
-            with the seat token (``server.computer_seats``).
+        standin: a human seat played meanwhile by a ``standard`` computer (its player has
+            been away longer than the room's takeover grace, or let the turn clock run out
+            too often), until the owner comes back with the seat token
+            (``server.computer_seats``).
+        standin_reason: why the stand-in started: ``away`` (no connection for the takeover
+            grace) or ``turn_clock`` (the turn clock ran out too many times in a row);
+            None when there is no stand-in.
     """
 
     name: str | None = None
@@ -40,6 +67,7 @@ class SeatRecord:
     kind: SeatKind = "open"
     level: str | None = None
     standin: bool = False
+    standin_reason: str | None = None
 
     @property
     def automated(self) -> bool:
@@ -67,7 +95,7 @@ class RoomRecord:
     """Everything the server keeps about one room (stored as one JSON document).
 
     Attributes:
-        id: short url-safe room id.
+        id: short room id (letters and digits).
         version: 0 at creation, +1 per accepted change (seat taken, action applied).
         options: engine options as plain data (as asked for; the view shows effective ones).
         seats: one :class:`SeatRecord` per seat.
@@ -75,9 +103,13 @@ class RoomRecord:
         seed: the engine seed (secret; 128 random bits as hex). Never sent to clients.
         creator_hash: SHA-256 hex of the creator token returned by room creation.
         created, updated: Unix times in seconds.
-        settings: room-level settings as plain data (``server.room_settings``):
-            ``{"hints": bool, "answer_window": seconds, "takeover_grace": seconds}``;
-            ``{}`` for rooms stored before settings existed (the defaults then apply).
+        settings: room-level settings as plain data (``server.room_settings``); ``{}`` for
+            rooms stored before settings existed (the defaults then apply).
+        clock: the turn clock (room setting ``turn_seconds``): seat (as text) -> Unix time
+            in seconds by which that human seat must act, for every seat that has something
+            to do while the clock runs; ``{}`` when the room has no turn clock.
+        timeouts: seat (as text) -> how many times in a row the turn clock ran out for that
+            seat (reset when the seat acts itself).
     """
 
     id: str
@@ -90,6 +122,8 @@ class RoomRecord:
     created: float
     updated: float
     settings: dict[str, Any] = field(default_factory=dict)
+    clock: dict[str, float] = field(default_factory=dict)
+    timeouts: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready; shares ``options`` and ``state`` with the record)."""
@@ -99,7 +133,7 @@ class RoomRecord:
             "options": self.options,
             "seats": [
                 {"name": s.name, "token_hash": s.token_hash, "kind": s.kind, "level": s.level,
-                 "standin": s.standin}
+                 "standin": s.standin, "standin_reason": s.standin_reason}
                 for s in self.seats
             ],
             "state": self.state,
@@ -108,6 +142,8 @@ class RoomRecord:
             "created": self.created,
             "updated": self.updated,
             "settings": self.settings,
+            "clock": self.clock,
+            "timeouts": self.timeouts,
         }
 
     def to_json(self) -> str:
@@ -135,6 +171,13 @@ class RoomRecord:
         if self.state is None:
             return "waiting"
         return "game_over" if self.state.get("phase") == "game_over" else "playing"
+
+    @property
+    def game_number(self) -> int:
+        """The game in progress (1, then +1 per rematch); 0 before the first one starts."""
+        if self.state is None:
+            return 0
+        return int(self.state.get("game_number", 1))
 
 
 @dataclass(frozen=True)
@@ -176,6 +219,48 @@ class Deadline:
         return cls(**json.loads(text))
 
 
+def action_key(seat: int, action_id: str) -> str:
+    """The exactly-once key of a seat's action id: ``"<seat>:<action id>"``.
+
+    The key's stored value also names the game it was applied in: action ids are scoped per
+    game (docs/protocol.md, "Actions, acks, exactly-once"), so an id recorded in an earlier
+    game does not count as applied, except that a ``rematch`` (applied in the game it
+    ended) is still recognised once the new game has started (:func:`counts_as_done`).
+    """
+    return f"{seat}:{action_id}"
+
+
+def action_digest(action: dict[str, Any]) -> str:
+    """A short fingerprint of an action (16 hex digits of SHA-256 of its canonical JSON),
+    stored with its id so that an id re-used for a *different* action is recognised."""
+    text = json.dumps(action, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Done:
+    """An action key found recorded: the version it made, its action's digest and the game
+    it was applied in."""
+
+    key: str
+    version: int
+    digest: str
+    game: int
+
+    @classmethod
+    def parse(cls, key: str, value: str) -> Done:
+        """From the stored ``"<version>|<digest>|<game>"``."""
+        version, digest, game = (value.split("|") + ["", "0"])[:3]
+        return cls(key, int(version), digest, int(game or 0))
+
+
+def counts_as_done(done_game: int, game: int, previous_ok: bool) -> bool:
+    """Whether an action id recorded in game ``done_game`` is the same action now that the
+    room is at game ``game`` (ids are scoped per game; ``previous_ok`` for a ``rematch``,
+    which was applied in the game before the one it started)."""
+    return done_game == game or (previous_ok and done_game == game - 1)
+
+
 @dataclass(frozen=True)
 class Commit:
     """One atomic change to a room.
@@ -183,8 +268,9 @@ class Commit:
     Attributes:
         record: the new record; ``record.version`` must be ``expected_version + 1``.
         expected_version: the version the change was computed from.
-        action_key: ``"<seat>:<action id>"`` to record for exactly-once, or None.
-        log_entry: what to append to the room's log (plain data).
+        action_key: :func:`action_key` to record for exactly-once, or None.
+        log_entry: what to append to the room's log (plain data; holds the change's full
+            events under ``"events"``).
         events: the full (unredacted) events of the change, for the room's channel.
         seats_changed: whether the seats changed (sent along to clients).
         deadlines: deadlines of this room to store (each replaces one with the same
@@ -194,6 +280,10 @@ class Commit:
             None. Never stored; a store may hand it (with ``record``) to this process's own
             listeners so they need not decode the published message (see
             ``server.broker.PublishedMessages``). Nobody may mutate it.
+        action_digest: :func:`action_digest` of the action, stored with ``action_key``.
+        action_game: the game the action is applied in (stored with ``action_key``).
+        previous_game_ok: a key recorded in game ``action_game - 1`` also counts as done
+            (:func:`counts_as_done`; for ``rematch``).
     """
 
     record: RoomRecord
@@ -205,6 +295,9 @@ class Commit:
     state: Any = None
     deadlines: tuple[Deadline, ...] = ()
     clear: tuple[str, ...] = ()
+    action_digest: str = ""
+    action_game: int = 0
+    previous_game_ok: bool = False
 
 
 @dataclass(frozen=True)
@@ -217,15 +310,18 @@ class CommitResult:
             ``missing`` (no such room).
         version: the room's version after the commit (ok), the current one (conflict), or
             the version the earlier application of the action made (duplicate).
+        digest: for ``duplicate``, the digest stored with the earlier application.
     """
 
     status: Literal["ok", "conflict", "duplicate", "missing"]
     version: int
+    digest: str = ""
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A deadline claimed by one process; ``lease`` identifies the claim for completion."""
+    """A deadline claimed by one process; ``lease`` identifies the claim (it is the Unix
+    time until which nobody else may claim it)."""
 
     deadline: Deadline
     lease: float
@@ -245,18 +341,32 @@ def update_message(commit: Commit) -> dict[str, Any]:
     }
 
 
-def presence_message(room: str, seat: int, connected: bool, name: str | None) -> dict[str, Any]:
-    """The message published when a seat's presence changes, as plain data."""
-    return {"t": "p", "room": room, "seat": seat, "connected": connected, "name": name}
+def presence_message(room: str, seat: int, connected: bool) -> dict[str, Any]:
+    """The message published when a seat's presence crosses zero, as plain data:
+    ``{"t": "p", "room", "seat", "connected"}`` (listeners add the seat's name)."""
+    return {"t": "p", "room": room, "seat": seat, "connected": connected}
+
+
+PresenceCounts = dict[int, int]
+"""Open connections per seat (seats without any may be absent)."""
 
 
 class RoomStore(ABC):
     """Storage of rooms, their logs, presence and deadlines.
 
-    Every method is a coroutine and may raise the backend's connection errors (e.g.
-    ``redis.exceptions.ConnectionError``); none raises for a missing room except where said.
+    Every method is a coroutine. A backend failure raises :class:`StoreUnavailable` (reads,
+    and writes that surely did nothing) or :class:`OutcomeUnknown` (writes that may have been
+    applied); nothing else is raised for a missing room except where said.
+
+    Presence (docs/architecture.md, "Presence"): every server process is an *owner* with an
+    id of its own, and writes, per room and seat, the absolute number of connections it
+    holds (never a +1/-1 counter, so nothing can drift). A seat's presence is the sum over
+    owners. Each owner renews a registration (:meth:`owner_heartbeat`); an owner that stops
+    (a killed process) is found by :meth:`expired_owners` and its entries removed room by
+    room (:meth:`set_presence` with ``full=True`` and no counts), by any process.
     """
 
+    # -- rooms -----------------------------------------------------------------------------
     @abstractmethod
     async def create(self, record: RoomRecord) -> bool:
         """Store a new room at version 0. Returns False if the id is already used."""
@@ -264,36 +374,118 @@ class RoomStore(ABC):
     @abstractmethod
     async def load(
         self, room_id: str, action_key: str | None = None
-    ) -> tuple[RoomRecord | None, int | None]:
-        """Read a room (None if missing or expired) and, if ``action_key`` is given, the
-        version recorded for that action (None if it was never applied)."""
+    ) -> tuple[RoomRecord | None, Done | None]:
+        """Read a room (None if missing or expired) and what is recorded for ``action_key``
+        (None if nothing; the caller applies :func:`counts_as_done`)."""
 
     @abstractmethod
-    async def action_version(self, room_id: str, action_key: str) -> int | None:
-        """The version recorded for an applied action key, or None."""
+    async def version(self, room_id: str) -> int | None:
+        """The room's current version (None if missing); cheaper than :meth:`load`."""
+
+    @abstractmethod
+    async def versions(self, room_ids: list[str]) -> list[int | None]:
+        """:meth:`version` of several rooms in one round trip."""
 
     @abstractmethod
     async def commit(self, commit: Commit) -> CommitResult:
-        """Atomically: if the room is at ``expected_version`` and the action key is new,
-        write the record, record the action key, append the log entry, store and clear the
-        commit's deadlines, publish :func:`update_message` on the room's channel and
-        refresh the room's expiry."""
+        """Atomically: if the action key is not recorded as done (:func:`counts_as_done`)
+        and the room is at ``expected_version``,
+        write the record, record the action key (with its digest), append the log entry,
+        store and clear the commit's deadlines, publish :func:`update_message` on the room's
+        channel and refresh the room's expiry.
+
+        Raises:
+            StoreUnavailable: nothing was sent. OutcomeUnknown: sent, answer lost.
+        """
 
     @abstractmethod
-    async def log(self, room_id: str) -> list[dict[str, Any]]:
-        """The room's log entries, oldest first (for tests, replays and debugging)."""
+    async def log(
+        self, room_id: str, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The room's log entries with version > ``after``, oldest first, at most ``limit``
+        (all if None). Each is the commit's ``log_entry`` plus ``"v"`` (its version)."""
+
+    # -- presence -------------------------------------------------------------------------
+    @abstractmethod
+    async def set_presence(
+        self,
+        room_id: str,
+        owner: str,
+        counts: PresenceCounts,
+        *,
+        full: bool = False,
+        takeovers: dict[int, Deadline] | None = None,
+    ) -> PresenceCounts | None:
+        """Write ``owner``'s connection counts for seats of a room, atomically.
+
+        Args:
+            room_id: the room.
+            owner: the writing process's owner id.
+            counts: seat -> connections this owner holds now (0 removes the entry).
+            full: ``counts`` is everything this owner holds in the room: entries of other
+                seats of this owner are removed too (used to re-assert or to reap).
+            takeovers: seat -> the ``takeover`` deadline to store if that seat's total falls
+                to 0 with this write (seats not listed get none); a seat whose total rises
+                above 0 has its ``takeover`` deadline removed.
+
+        A seat whose total crosses 0 (either way) gets a :func:`presence_message` on the
+        room's channel, in the same atomic step.
+
+        Returns:
+            The totals per seat after the write, or None when the room does not exist.
+        """
 
     @abstractmethod
-    async def presence_change(
-        self, room_id: str, seat: int, delta: int, name: str | None
-    ) -> int:
-        """Add ``delta`` (+1/-1) to the seat's connection count; when it goes from 0 to 1 or
-        back to 0, publish :func:`presence_message`. Returns the new count (never < 0)."""
+    async def presence(self, room_id: str) -> PresenceCounts:
+        """Total connections per seat, summed over owners."""
 
     @abstractmethod
-    async def presence(self, room_id: str) -> dict[int, int]:
-        """Connection count per seat (seats with no connection may be absent)."""
+    async def presence_owners(self, room_id: str) -> dict[str, PresenceCounts]:
+        """Owner id -> its counts per seat (for reaping and for tests)."""
 
+    @abstractmethod
+    async def owner_heartbeat(
+        self, owner: str, now: float, rooms: list[str], register: bool = False
+    ) -> bool:
+        """Renew ``owner``'s registration at Unix time ``now`` and add ``rooms`` to the rooms
+        it may hold presence in (so a reaper finds them).
+
+        Args:
+            register: create the registration if it does not exist (a process's first
+                heartbeat under a new owner id); otherwise a missing one stays missing.
+
+        Returns:
+            Whether the owner was registered before this call. False without ``register``
+            means it was declared dead and is being reaped: the process must re-assert its
+            presence under a *new* owner id, since a reaper may still be removing the old
+            one's entries.
+        """
+
+    @abstractmethod
+    async def expired_owners(self, before: float) -> list[str]:
+        """Owners whose last heartbeat is older than ``before`` (Unix seconds), and owners
+        being reaped (their reaper may have died; :meth:`claim_owner` decides)."""
+
+    @abstractmethod
+    async def claim_owner(
+        self, owner: str, before: float, now: float, lease_until: float
+    ) -> list[str] | None:
+        """Atomically take an owner for reaping until ``lease_until``: one whose heartbeat
+        is older than ``before``, or one whose previous reaper's lease ended by ``now``.
+
+        Returns:
+            The rooms it may hold presence in, or None when it is not up for reaping.
+        """
+
+    @abstractmethod
+    async def forget_owner(self, owner: str) -> None:
+        """Drop a reaped owner (its reaping entry and its rooms)."""
+
+    @abstractmethod
+    async def forget_owner_rooms(self, owner: str, rooms: list[str]) -> None:
+        """Drop rooms from the rooms an owner may hold presence in (it holds none there)."""
+
+    # -- deadlines -------------------------------------------------------------------------
     @abstractmethod
     async def schedule(self, deadline: Deadline) -> None:
         """Add a deadline, replacing any with the same ``member``."""
@@ -309,9 +501,19 @@ class RoomStore(ABC):
         claimer died)."""
 
     @abstractmethod
+    async def extend(self, claim: Claim, lease_until: float) -> Claim | None:
+        """Renew a claim's lease to ``lease_until``; None if the deadline was rescheduled,
+        removed or claimed by someone else meanwhile."""
+
+    @abstractmethod
     async def complete(self, claim: Claim) -> None:
         """Remove a claimed deadline, unless it was rescheduled meanwhile."""
 
+    @abstractmethod
+    async def deadlines(self, room_id: str) -> list[Deadline]:
+        """The room's pending deadlines (for tests and debugging)."""
+
+    # -- the rest --------------------------------------------------------------------------
     async def token_secret(self) -> bytes:
         """The secret that signs player tokens, shared by every process on this store.
 
@@ -327,7 +529,7 @@ class RoomStore(ABC):
 
     @abstractmethod
     async def ping(self) -> bool:
-        """Whether the backend answers."""
+        """Whether the backend answers (never raises; bounded in time)."""
 
     @abstractmethod
     async def close(self) -> None:

@@ -1,10 +1,14 @@
 """In-process room store: the zero-setup default, and handy in unit tests.
 
 Everything lives in dicts of this process; each operation runs without awaiting in between,
-so it is atomic with respect to the event loop. Rooms expire after the TTL without writes
-(checked lazily). Deadlines are a heap (with a dict of the live ones: a popped heap entry
-that no longer matches is a cancelled or rescheduled copy); a commit's deadlines are written
-in the same uninterrupted step as its record.
+so it is atomic with respect to the event loop, and it keeps the same contract as the Redis
+store (exactly-once keys with digests, presence per owner, deadlines written with the
+commit, leases). Rooms expire after the TTL without writes: :meth:`MemoryStore.purge` drops
+them (the app runs it periodically) and a read of an expired room finds nothing. Deadlines
+are a heap (with a dict of the live ones: a popped heap entry that no longer matches is a
+cancelled or rescheduled copy).
+
+It never fails: it raises neither ``StoreUnavailable`` nor ``OutcomeUnknown``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import heapq
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..broker import MemoryBroker
@@ -20,10 +25,14 @@ from .base import (
     Commit,
     CommitResult,
     Deadline,
+    Done,
+    PresenceCounts,
     RoomRecord,
     RoomStore,
+    counts_as_done,
     presence_message,
 )
+from .health import StoreHealth
 
 
 class _Room:
@@ -32,10 +41,16 @@ class _Room:
     def __init__(self, record: RoomRecord, expires: float) -> None:
         self.record_json = record.to_json()
         self.version = record.version
-        self.actions: dict[str, int] = {}
+        self.actions: dict[str, str] = {}
         self.log: list[dict[str, Any]] = []
-        self.presence: dict[int, int] = {}
+        self.presence: dict[tuple[int, str], int] = {}
         self.expires = expires
+
+    def totals(self) -> PresenceCounts:
+        out: PresenceCounts = {}
+        for (seat, _), n in self.presence.items():
+            out[seat] = out.get(seat, 0) + n
+        return {s: n for s, n in out.items() if n > 0}
 
 
 class MemoryStore(RoomStore):
@@ -45,66 +60,113 @@ class MemoryStore(RoomStore):
         broker: receives every published message (use the same one for the app).
         ttl_seconds: a room expires this long after its last write.
         log_limit: log entries kept per room (oldest dropped).
+        clock: Unix time in seconds (tests pass a fake one).
     """
 
     def __init__(
-        self, broker: MemoryBroker, ttl_seconds: float = 86400, log_limit: int = 5000
+        self,
+        broker: MemoryBroker,
+        ttl_seconds: float = 86400,
+        log_limit: int = 5000,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.broker = broker
         self.ttl = ttl_seconds
         self.log_limit = log_limit
+        self.health = StoreHealth("memory")
+        self._clock = clock
         self._rooms: dict[str, _Room] = {}
         self._heap: list[tuple[float, int, str]] = []
         self._deadlines: dict[str, tuple[float, Deadline]] = {}
         self._seq = 0
+        self._owners: dict[str, float] = {}
+        self._reaping: dict[str, float] = {}
+        self._owner_rooms: dict[str, set[str]] = {}
 
     def _get(self, room_id: str) -> _Room | None:
         room = self._rooms.get(room_id)
-        if room is not None and room.expires < time.time():
-            del self._rooms[room_id]
+        if room is not None and room.expires < self._clock():
+            self._drop(room_id)
             return None
         return room
 
+    def _drop(self, room_id: str) -> None:
+        self._rooms.pop(room_id, None)
+        prefix = f"{room_id}|"
+        for member in [m for m in self._deadlines if m.startswith(prefix)]:
+            del self._deadlines[member]
+
+    def purge(self, now: float | None = None) -> int:
+        """Drop every room idle longer than the TTL, with its deadlines.
+
+        Returns:
+            How many rooms were dropped.
+        """
+        now = self._clock() if now is None else now
+        expired = [rid for rid, room in self._rooms.items() if room.expires < now]
+        for room_id in expired:
+            self._drop(room_id)
+        if len(self._heap) > 2 * len(self._deadlines) + 64:
+            self._heap = [e for e in self._heap if e[2] in self._deadlines]
+            heapq.heapify(self._heap)
+        return len(expired)
+
+    @property
+    def room_count(self) -> int:
+        """Rooms held (expired ones not yet purged included)."""
+        return len(self._rooms)
+
+    # -- rooms -----------------------------------------------------------------------------
     async def create(self, record: RoomRecord) -> bool:
         """See :meth:`RoomStore.create`."""
         if self._get(record.id) is not None:
             return False
-        self._rooms[record.id] = _Room(record, time.time() + self.ttl)
+        self._rooms[record.id] = _Room(record, self._clock() + self.ttl)
         return True
 
     async def load(
         self, room_id: str, action_key: str | None = None
-    ) -> tuple[RoomRecord | None, int | None]:
+    ) -> tuple[RoomRecord | None, Done | None]:
         """See :meth:`RoomStore.load`."""
         room = self._get(room_id)
         if room is None:
             return None, None
-        done = room.actions.get(action_key) if action_key else None
+        value = room.actions.get(action_key) if action_key else None
+        done = Done.parse(action_key, value) if action_key and value else None
         return RoomRecord.from_json(room.record_json), done
 
-    async def action_version(self, room_id: str, action_key: str) -> int | None:
-        """See :meth:`RoomStore.action_version`."""
+    async def version(self, room_id: str) -> int | None:
+        """See :meth:`RoomStore.version`."""
         room = self._get(room_id)
-        return room.actions.get(action_key) if room else None
+        return room.version if room else None
+
+    async def versions(self, room_ids: list[str]) -> list[int | None]:
+        """See :meth:`RoomStore.versions`."""
+        return [await self.version(r) for r in room_ids]
 
     async def commit(self, commit: Commit) -> CommitResult:
         """See :meth:`RoomStore.commit`."""
         room = self._get(commit.record.id)
         if room is None:
             return CommitResult("missing", -1)
-        if commit.action_key and commit.action_key in room.actions:
-            return CommitResult("duplicate", room.actions[commit.action_key])
+        value = room.actions.get(commit.action_key) if commit.action_key else None
+        if value is not None:
+            done = Done.parse(commit.action_key, value)  # type: ignore[arg-type]
+            if counts_as_done(done.game, commit.action_game, commit.previous_game_ok):
+                return CommitResult("duplicate", done.version, done.digest)
         if room.version != commit.expected_version:
             return CommitResult("conflict", room.version)
         version = commit.expected_version + 1
         room.record_json = commit.record.to_json()
         room.version = version
         if commit.action_key:
-            room.actions[commit.action_key] = version
-        room.log.append({"v": version, **commit.log_entry})
+            room.actions[commit.action_key] = (
+                f"{version}|{commit.action_digest}|{commit.action_game}"
+            )
+        room.log.append({"v": version, **json.loads(json.dumps(commit.log_entry))})
         if len(room.log) > self.log_limit:
             del room.log[: len(room.log) - self.log_limit]
-        room.expires = time.time() + self.ttl
+        room.expires = self._clock() + self.ttl
         for slot in commit.clear:
             self._deadlines.pop(f"{commit.record.id}|{slot}", None)
         for deadline in commit.deadlines:
@@ -121,30 +183,102 @@ class MemoryStore(RoomStore):
         self.broker.deliver(commit.record.id, message)
         return CommitResult("ok", version)
 
-    async def log(self, room_id: str) -> list[dict[str, Any]]:
+    async def log(
+        self, room_id: str, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
         """See :meth:`RoomStore.log`."""
         room = self._get(room_id)
-        return [dict(e) for e in room.log] if room else []
+        if room is None:
+            return []
+        out = [json.loads(json.dumps(e)) for e in room.log if e["v"] > after]
+        return out if limit is None else out[:limit]
 
-    async def presence_change(
-        self, room_id: str, seat: int, delta: int, name: str | None
-    ) -> int:
-        """See :meth:`RoomStore.presence_change`."""
+    # -- presence -------------------------------------------------------------------------
+    async def set_presence(
+        self,
+        room_id: str,
+        owner: str,
+        counts: PresenceCounts,
+        *,
+        full: bool = False,
+        takeovers: dict[int, Deadline] | None = None,
+    ) -> PresenceCounts | None:
+        """See :meth:`RoomStore.set_presence`."""
         room = self._get(room_id)
         if room is None:
-            return 0
-        before = room.presence.get(seat, 0)
-        after = max(0, before + delta)
-        room.presence[seat] = after
-        if (before == 0) != (after == 0):
-            self.broker.deliver(room_id, presence_message(room_id, seat, after > 0, name))
+            return None
+        before = room.totals()
+        if full:
+            for seat, who in [k for k in room.presence if k[1] == owner]:
+                if seat not in counts:
+                    del room.presence[(seat, who)]
+        for seat, n in counts.items():
+            if n > 0:
+                room.presence[(seat, owner)] = n
+            else:
+                room.presence.pop((seat, owner), None)
+        after = room.totals()
+        for seat in sorted(set(before) | set(after)):
+            if (seat in before) == (seat in after):
+                continue
+            self.broker.deliver(room_id, presence_message(room_id, seat, seat in after))
+            if seat in after:
+                self._deadlines.pop(f"{room_id}|takeover|{seat}", None)
+            elif takeovers and seat in takeovers:
+                self._put(takeovers[seat])
         return after
 
-    async def presence(self, room_id: str) -> dict[int, int]:
+    async def presence(self, room_id: str) -> PresenceCounts:
         """See :meth:`RoomStore.presence`."""
         room = self._get(room_id)
-        return dict(room.presence) if room else {}
+        return room.totals() if room else {}
 
+    async def presence_owners(self, room_id: str) -> dict[str, PresenceCounts]:
+        """See :meth:`RoomStore.presence_owners`."""
+        room = self._get(room_id)
+        out: dict[str, PresenceCounts] = {}
+        for (seat, owner), n in (room.presence.items() if room else ()):
+            out.setdefault(owner, {})[seat] = n
+        return out
+
+    async def owner_heartbeat(
+        self, owner: str, now: float, rooms: list[str], register: bool = False
+    ) -> bool:
+        """See :meth:`RoomStore.owner_heartbeat`."""
+        known = owner in self._owners
+        if not known and not register:
+            return False
+        self._owners[owner] = now
+        self._owner_rooms.setdefault(owner, set()).update(rooms)
+        return known
+
+    async def expired_owners(self, before: float) -> list[str]:
+        """See :meth:`RoomStore.expired_owners`."""
+        return [o for o, t in self._owners.items() if t < before] + list(self._reaping)
+
+    async def claim_owner(
+        self, owner: str, before: float, now: float, lease_until: float
+    ) -> list[str] | None:
+        """See :meth:`RoomStore.claim_owner`."""
+        if owner in self._owners:
+            if self._owners[owner] >= before:
+                return None
+            del self._owners[owner]
+        elif self._reaping.get(owner, float("inf")) > now:
+            return None
+        self._reaping[owner] = lease_until
+        return sorted(self._owner_rooms.get(owner, ()))
+
+    async def forget_owner(self, owner: str) -> None:
+        """See :meth:`RoomStore.forget_owner`."""
+        self._reaping.pop(owner, None)
+        self._owner_rooms.pop(owner, None)
+
+    async def forget_owner_rooms(self, owner: str, rooms: list[str]) -> None:
+        """See :meth:`RoomStore.forget_owner_rooms`."""
+        self._owner_rooms.get(owner, set()).difference_update(rooms)
+
+    # -- deadlines -------------------------------------------------------------------------
     def _put(self, deadline: Deadline) -> None:
         self._deadlines[deadline.member] = (deadline.due, deadline)
         self._seq += 1
@@ -173,11 +307,28 @@ class MemoryStore(RoomStore):
             claims.append(Claim(deadline, lease_until))
         return claims
 
+    async def extend(self, claim: Claim, lease_until: float) -> Claim | None:
+        """See :meth:`RoomStore.extend`."""
+        member = claim.deadline.member
+        entry = self._deadlines.get(member)
+        if entry is None or entry[0] != claim.lease:
+            return None
+        self._deadlines[member] = (lease_until, entry[1])
+        self._seq += 1
+        heapq.heappush(self._heap, (lease_until, self._seq, member))
+        return Claim(entry[1], lease_until)
+
     async def complete(self, claim: Claim) -> None:
         """See :meth:`RoomStore.complete`."""
         entry = self._deadlines.get(claim.deadline.member)
         if entry is not None and entry[0] == claim.lease:
             del self._deadlines[claim.deadline.member]
+
+    async def deadlines(self, room_id: str) -> list[Deadline]:
+        """See :meth:`RoomStore.deadlines`."""
+        prefix = f"{room_id}|"
+        return sorted((d for m, (_, d) in self._deadlines.items() if m.startswith(prefix)),
+                      key=lambda d: d.due)
 
     async def ping(self) -> bool:
         """Always True."""

@@ -4,38 +4,54 @@ Keys of one room share the hash tag ``{<room id>}`` so a Redis Cluster keeps the
 shard:
 
 * ``<prefix>room:{<id>}:state``: hash ``v`` (version) and ``data`` (the room record JSON).
-* ``<prefix>room:{<id>}:actions``: hash ``"<seat>:<action id>"`` -> version it made.
-* ``<prefix>room:{<id>}:log``: stream, one entry per accepted change (``v``, ``e`` JSON).
-* ``<prefix>room:{<id>}:presence``: hash seat -> open connections.
+* ``<prefix>room:{<id>}:actions``: hash ``"<game>:<seat>:<action id>"`` ->
+  ``"<version>|<digest>"`` (exactly-once, and re-used ids recognised).
+* ``<prefix>room:{<id>}:log``: stream, one entry per accepted change, with the entry id
+  ``<version>-0`` (so the log is read by version) and the field ``e`` (the entry's JSON,
+  full events included).
+* ``<prefix>room:{<id>}:presence``: hash ``"<seat>|<owner>"`` -> connections that server
+  process holds for that seat (docs/architecture.md, "Presence").
 * ``<prefix>room:{<id>}:deadlines``: sorted set ``"<kind>|<key>"`` -> due time (Unix
   seconds; the lease end once claimed).
 * ``<prefix>room:{<id>}:deadline_data``: hash ``"<kind>|<key>"`` -> deadline JSON.
 * channel ``<prefix>room:{<id>}:chan``: every accepted change and presence change.
 
-All the room's keys expire ``ttl`` seconds after the room's last write. Each accepted change
-is one ``EVALSHA`` of ``server/lua/commit.lua``: compare version, write, record the action
-id, append to the log, write and clear the room's deadlines, publish, refresh expiry, in one
-round trip — so a deadline (a computer seat's turn, the Muggins answer window) exists if and
-only if the change that made it due was committed.
+Process-wide keys: ``<prefix>deadlines`` (the index the sweepers scan: room id -> that room's
+earliest deadline, kept up to date by the same scripts), ``<prefix>{owners}:live`` (owner
+id -> its last heartbeat), ``<prefix>{owners}:reaping`` (owners being reaped -> reap lease
+end), ``<prefix>{owners}:rooms:<owner>`` (the rooms an owner may hold presence in), and
+``<prefix>server:token-secret``.
 
-``<prefix>deadlines`` is the global index the sweepers scan: a sorted set room id -> that
-room's earliest deadline, kept up to date by the same scripts. The sweeper's ``claim.lua``
-reads it and claims the due deadlines of each due room, in one round trip.
+All of a room's keys expire ``ttl`` seconds after the room's last write. Each accepted change
+is one ``EVALSHA`` of ``server/lua/commit.lua``: check the action id, compare the version,
+write, record the action id, append to the log, write and clear the room's deadlines,
+publish, refresh expiry, in one round trip — so a deadline (a computer seat's turn, the
+Muggins answer window, the turn clock) exists if and only if the change that made it due
+was committed.
 
-Redis Cluster: a room's keys share one slot, but the index does not (no hash tag), and the
-scripts that touch both are cross-slot. On a cluster the index would be written after the
-commit (or sharded, one index per slot) and the claim split into the index read and one
-claim per room; the per-room keys stay the truth, the index only a way to find them.
+Failures: a read that fails raises :class:`StoreUnavailable`; a write raises
+:class:`StoreUnavailable` only when it surely never reached Redis (no connection could be
+made or taken from the pool), and :class:`OutcomeUnknown` once its command was sent and no
+answer came (Redis may still apply it). Writes are sent on a connection taken explicitly
+from the pool, so the two cases are told apart exactly, and never retried by the client
+library (the room service decides).
+
+Redis Cluster: a room's keys share one slot, but the deadline index does not (no hash tag),
+and the scripts that touch both are cross-slot (issue 13 moves the index).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
+from collections.abc import Awaitable, Callable
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError, RedisError
 
 from ..broker import PublishedMessages, channel_name
 from .base import (
@@ -43,12 +59,20 @@ from .base import (
     Commit,
     CommitResult,
     Deadline,
+    Done,
+    OutcomeUnknown,
+    PresenceCounts,
     RoomRecord,
     RoomStore,
-    presence_message,
+    StoreUnavailable,
 )
+from .health import StoreHealth
 
 _STATUS = {0: "ok", 1: "conflict", 2: "duplicate", 3: "missing"}
+_T = TypeVar("_T")
+
+PING_TIMEOUT_SECONDS = 0.5
+"""How long :meth:`RedisStore.ping` waits for PONG (``/readyz`` must answer quickly)."""
 
 
 def _lua(name: str) -> str:
@@ -59,7 +83,8 @@ class RedisStore(RoomStore):
     """Rooms in Redis.
 
     Args:
-        redis: a ``redis.asyncio.Redis`` client created with ``decode_responses=True``.
+        redis: a ``redis.asyncio.Redis`` client created with ``decode_responses=True``
+            (the app gives it short socket timeouts and no client-side retries).
         prefix: prepended to every key and channel (tests use a random one).
         ttl_seconds: idle expiry of a room (default 24 h).
         log_limit: approximate cap of log entries kept per room.
@@ -82,14 +107,21 @@ class RedisStore(RoomStore):
         self.prefix = prefix
         self.ttl = int(ttl_seconds)
         self.log_limit = log_limit
+        self.health = StoreHealth("redis")
         self._commit = redis.register_script(_lua("commit.lua"))
         self._create = redis.register_script(_lua("create.lua"))
         self._presence = redis.register_script(_lua("presence.lua"))
         self._claim = redis.register_script(_lua("claim.lua"))
         self._complete = redis.register_script(_lua("complete.lua"))
         self._schedule = redis.register_script(_lua("schedule.lua"))
+        self._extend = redis.register_script(_lua("extend.lua"))
+        self._heartbeat = redis.register_script(_lua("owner_heartbeat.lua"))
+        self._claim_owner = redis.register_script(_lua("owner_claim.lua"))
         self._dl_index = f"{prefix}deadlines"
+        self._owners = f"{prefix}{{owners}}:live"
+        self._reaping = f"{prefix}{{owners}}:reaping"
 
+    # -- keys ------------------------------------------------------------------------------
     def key(self, room_id: str, what: str) -> str:
         """The key ``<prefix>room:{<id>}:<what>``."""
         return f"{self.prefix}room:{{{room_id}}}:{what}"
@@ -101,39 +133,107 @@ class RedisStore(RoomStore):
         ]
 
     def _dl_keys(self, room_id: str) -> list[str]:
-        """The room's deadline keys and the global index."""
+        """The room's deadline keys and the index."""
         return [
             self.key(room_id, "deadlines"),
             self.key(room_id, "deadline_data"),
             self._dl_index,
         ]
 
+    def _owner_rooms(self, owner: str) -> str:
+        return f"{self.prefix}{{owners}}:rooms:{owner}"
+
+    # -- calling Redis ---------------------------------------------------------------------
+    async def _read(self, call: Callable[[], Awaitable[_T]]) -> _T:
+        """Run a read (or a write that is safe to lose): any failure is StoreUnavailable."""
+        try:
+            result = await call()
+        except (TimeoutError, RedisError, OSError) as exc:
+            self.health.failed(exc)
+            raise StoreUnavailable(str(exc)) from exc
+        self.health.succeeded()
+        return result
+
+    async def _write(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+        """Run a script that writes, telling "never sent" from "sent, answer lost".
+
+        Raises:
+            StoreUnavailable: no connection could be had (nothing was sent).
+            OutcomeUnknown: the command was sent and no answer came back.
+        """
+        pool = self.redis.connection_pool
+        try:
+            conn = await pool.get_connection()
+        except (TimeoutError, RedisError, OSError) as exc:
+            self.health.failed(exc)
+            raise StoreUnavailable(str(exc)) from exc
+        try:
+            try:
+                await conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
+                result = await conn.read_response()
+            except NoScriptError:
+                # Not run (the script cache was flushed, e.g. Redis restarted): send it whole.
+                await conn.send_command("EVAL", script.script, len(keys), *keys, *args)
+                result = await conn.read_response()
+        except (TimeoutError, RedisError, OSError, asyncio.CancelledError) as exc:
+            # Drop the connection: a late answer must not be read as the next command's.
+            await conn.disconnect()
+            await pool.release(conn)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            if isinstance(exc, RedisError) and not _is_connection_error(exc):
+                raise  # a script error: a bug, not an outage
+            self.health.failed(exc)
+            raise OutcomeUnknown(str(exc)) from exc
+        await pool.release(conn)
+        self.health.succeeded()
+        return result
+
+    # -- rooms -----------------------------------------------------------------------------
     async def create(self, record: RoomRecord) -> bool:
         """See :meth:`RoomStore.create`."""
-        ok = await self._create(
-            keys=[self.key(record.id, "state")], args=[record.to_json(), self.ttl]
+        ok = await self._write(
+            self._create, [self.key(record.id, "state")], [record.to_json(), self.ttl]
         )
         return bool(ok)
 
     async def load(
         self, room_id: str, action_key: str | None = None
-    ) -> tuple[RoomRecord | None, int | None]:
+    ) -> tuple[RoomRecord | None, Done | None]:
         """See :meth:`RoomStore.load` (one round trip, pipelined)."""
-        if action_key:
+
+        async def call() -> tuple[Any, Any]:
+            if not action_key:
+                return await self.redis.hget(self.key(room_id, "state"), "data"), None
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.hget(self.key(room_id, "state"), "data")
                 pipe.hget(self.key(room_id, "actions"), action_key)
-                data, done = await pipe.execute()
-        else:
-            data = await self.redis.hget(self.key(room_id, "state"), "data")
-            done = None
-        record = RoomRecord.from_json(data) if data else None
-        return record, (int(done) if done is not None else None)
+                data, found = await pipe.execute()
+            return data, found
 
-    async def action_version(self, room_id: str, action_key: str) -> int | None:
-        """See :meth:`RoomStore.action_version`."""
-        done = await self.redis.hget(self.key(room_id, "actions"), action_key)
-        return int(done) if done is not None else None
+        data, found = await self._read(call)
+        record = RoomRecord.from_json(data) if data else None
+        done = Done.parse(action_key, found) if action_key and found else None
+        return record, done
+
+    async def version(self, room_id: str) -> int | None:
+        """See :meth:`RoomStore.version`."""
+        value = await self._read(lambda: self.redis.hget(self.key(room_id, "state"), "v"))
+        return int(value) if value is not None else None
+
+    async def versions(self, room_ids: list[str]) -> list[int | None]:
+        """See :meth:`RoomStore.versions` (one pipelined round trip)."""
+        if not room_ids:
+            return []
+
+        async def call() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for room_id in room_ids:
+                    pipe.hget(self.key(room_id, "state"), "v")
+                return await pipe.execute()
+
+        values = await self._read(call)
+        return [int(v) if v is not None else None for v in values]
 
     async def commit(self, commit: Commit) -> CommitResult:
         """See :meth:`RoomStore.commit`: one EVALSHA of ``commit.lua``."""
@@ -173,95 +273,224 @@ class RedisStore(RoomStore):
                 },
                 separators=(",", ":"),
             )
-        status, version = await self._commit(
-            keys=self._keys(room_id),
-            args=[
-                commit.expected_version,
-                record_json,
-                commit.action_key or "",
-                json.dumps(commit.log_entry, separators=(",", ":")),
-                head,
-                channel_name(self.prefix, room_id),
-                self.ttl,
-                self.log_limit,
-                room_id,
-                ops,
-            ],
+        try:
+            status, version, digest = await self._write(
+                self._commit,
+                self._keys(room_id),
+                [
+                    commit.expected_version,
+                    record_json,
+                    commit.action_key or "",
+                    json.dumps(commit.log_entry, separators=(",", ":")),
+                    head,
+                    channel_name(self.prefix, room_id),
+                    self.ttl,
+                    self.log_limit,
+                    room_id,
+                    ops,
+                    commit.action_digest,
+                    commit.action_game,
+                    "1" if commit.previous_game_ok else "0",
+                ],
+            )
+        except StoreUnavailable:
+            if text is not None:
+                self.published.discard(text)  # type: ignore[union-attr]  (never published)
+            raise
+        result = CommitResult(
+            _STATUS[int(status)], int(version), str(digest or "")  # type: ignore[arg-type]
         )
-        result = CommitResult(_STATUS[int(status)], int(version))  # type: ignore[arg-type]
         if text is not None and result.status != "ok":
             self.published.discard(text)  # type: ignore[union-attr]  (never published)
         return result
 
-    async def log(self, room_id: str) -> list[dict[str, Any]]:
-        """See :meth:`RoomStore.log`."""
-        entries = await self.redis.xrange(self.key(room_id, "log"))
-        return [{"v": int(f["v"]), **json.loads(f["e"])} for _, f in entries]
-
-    async def presence_change(
-        self, room_id: str, seat: int, delta: int, name: str | None
-    ) -> int:
-        """See :meth:`RoomStore.presence_change` (one script call)."""
-        on = json.dumps(presence_message(room_id, seat, True, name))
-        off = json.dumps(presence_message(room_id, seat, False, name))
-        after = await self._presence(
-            keys=[self.key(room_id, "presence"), self.key(room_id, "state")],
-            args=[seat, delta, channel_name(self.prefix, room_id), on, off, self.ttl],
+    async def log(
+        self, room_id: str, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """See :meth:`RoomStore.log` (entry ids are ``<version>-0``: one XRANGE)."""
+        entries = await self._read(
+            lambda: self.redis.xrange(
+                self.key(room_id, "log"), min=f"{int(after) + 1}-0", max="+", count=limit
+            )
         )
-        return int(after)
+        return [{"v": int(entry_id.partition("-")[0]), **json.loads(f["e"])}
+                for entry_id, f in entries]
 
-    async def presence(self, room_id: str) -> dict[int, int]:
+    # -- presence -------------------------------------------------------------------------
+    async def set_presence(
+        self,
+        room_id: str,
+        owner: str,
+        counts: PresenceCounts,
+        *,
+        full: bool = False,
+        takeovers: dict[int, Deadline] | None = None,
+    ) -> PresenceCounts | None:
+        """See :meth:`RoomStore.set_presence` (one script call, ``presence.lua``)."""
+        args = json.dumps({
+            "counts": {str(s): int(n) for s, n in counts.items()},
+            "full": bool(full),
+            "takeovers": {str(s): [repr(float(d.due)), d.to_json()]
+                          for s, d in (takeovers or {}).items()},
+        }, separators=(",", ":"))
+        keys = [self.key(room_id, "presence"), self.key(room_id, "state"),
+                *self._dl_keys(room_id)]
+        after = await self._write(
+            self._presence, keys,
+            [owner, args, channel_name(self.prefix, room_id), self.ttl, room_id],
+        )
+        if not after:
+            return None
+        return {int(s): int(n) for s, n in json.loads(after).items() if int(n) > 0}
+
+    async def presence(self, room_id: str) -> PresenceCounts:
         """See :meth:`RoomStore.presence`."""
-        raw = await self.redis.hgetall(self.key(room_id, "presence"))
-        return {int(k): int(v) for k, v in raw.items()}
+        totals: PresenceCounts = {}
+        for seat_counts in (await self.presence_owners(room_id)).values():
+            for seat, n in seat_counts.items():
+                totals[seat] = totals.get(seat, 0) + n
+        return {s: n for s, n in totals.items() if n > 0}
 
+    async def presence_owners(self, room_id: str) -> dict[str, PresenceCounts]:
+        """See :meth:`RoomStore.presence_owners`."""
+        raw = await self._read(lambda: self.redis.hgetall(self.key(room_id, "presence")))
+        out: dict[str, PresenceCounts] = {}
+        for field, value in raw.items():
+            seat, _, owner = field.partition("|")
+            out.setdefault(owner, {})[int(seat)] = int(value)
+        return out
+
+    async def owner_heartbeat(
+        self, owner: str, now: float, rooms: list[str], register: bool = False
+    ) -> bool:
+        """See :meth:`RoomStore.owner_heartbeat` (one script call)."""
+        known = await self._write(
+            self._heartbeat,
+            [self._owners, self._owner_rooms(owner)],
+            [owner, repr(float(now)), "1" if register else "0", max(self.ttl, 3600), *rooms],
+        )
+        return bool(int(known))
+
+    async def expired_owners(self, before: float) -> list[str]:
+        """See :meth:`RoomStore.expired_owners` (also owners whose reaper died)."""
+        now = repr(float(before))
+
+        async def call() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrangebyscore(self._owners, "-inf", f"({now}")
+                pipe.zrangebyscore(self._reaping, "-inf", "+inf", withscores=True)
+                return await pipe.execute()
+
+        expired, reaping = await self._read(call)
+        return list(expired) + [owner for owner, _ in reaping]
+
+    async def claim_owner(
+        self, owner: str, before: float, now: float, lease_until: float
+    ) -> list[str] | None:
+        """See :meth:`RoomStore.claim_owner` (one script call)."""
+        rooms = await self._write(
+            self._claim_owner,
+            [self._owners, self._reaping, self._owner_rooms(owner)],
+            [owner, repr(float(before)), repr(float(now)), repr(float(lease_until))],
+        )
+        return None if rooms is None else list(rooms)
+
+    async def forget_owner(self, owner: str) -> None:
+        """See :meth:`RoomStore.forget_owner`."""
+
+        async def call() -> None:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrem(self._reaping, owner)
+                pipe.delete(self._owner_rooms(owner))
+                await pipe.execute()
+
+        await self._read(call)
+
+    async def forget_owner_rooms(self, owner: str, rooms: list[str]) -> None:
+        """See :meth:`RoomStore.forget_owner_rooms`."""
+        if rooms:
+            await self._read(lambda: self.redis.srem(self._owner_rooms(owner), *rooms))
+
+    # -- deadlines -------------------------------------------------------------------------
     async def schedule(self, deadline: Deadline) -> None:
         """See :meth:`RoomStore.schedule` (one script call, ``schedule.lua``)."""
-        await self._schedule(
-            keys=self._dl_keys(deadline.room),
-            args=[deadline.room, deadline.slot, repr(float(deadline.due)), deadline.to_json(),
-                  self.ttl],
+        await self._write(
+            self._schedule,
+            self._dl_keys(deadline.room),
+            [deadline.room, deadline.slot, repr(float(deadline.due)), deadline.to_json(),
+             self.ttl],
         )
 
     async def cancel(self, room: str, kind: str, key: str = "") -> None:
         """See :meth:`RoomStore.cancel` (one script call, ``schedule.lua``)."""
-        await self._schedule(
-            keys=self._dl_keys(room), args=[room, f"{kind}|{key}", "", "", self.ttl]
+        await self._write(
+            self._schedule, self._dl_keys(room), [room, f"{kind}|{key}", "", "", self.ttl]
         )
 
     async def claim_due(self, now: float, lease_until: float, limit: int = 100) -> list[Claim]:
         """See :meth:`RoomStore.claim_due` (one script call; ``limit`` counts rooms)."""
-        raw = await self._claim(
-            keys=[self._dl_index],
-            args=[repr(float(now)), repr(float(lease_until)), limit, self.prefix],
+        raw = await self._write(
+            self._claim,
+            [self._dl_index],
+            [repr(float(now)), repr(float(lease_until)), limit, self.prefix],
         )
         return [Claim(Deadline.from_json(d), lease_until) for d in raw]
 
+    async def extend(self, claim: Claim, lease_until: float) -> Claim | None:
+        """See :meth:`RoomStore.extend` (one script call, ``extend.lua``)."""
+        d = claim.deadline
+        ok = await self._write(
+            self._extend,
+            [self.key(d.room, "deadlines"), self._dl_index],
+            [d.slot, repr(float(claim.lease)), repr(float(lease_until)), d.room],
+        )
+        return Claim(d, lease_until) if int(ok) else None
+
     async def complete(self, claim: Claim) -> None:
         """See :meth:`RoomStore.complete`."""
-        await self._complete(
-            keys=self._dl_keys(claim.deadline.room),
-            args=[claim.deadline.slot, repr(float(claim.lease)), claim.deadline.room],
+        await self._write(
+            self._complete,
+            self._dl_keys(claim.deadline.room),
+            [claim.deadline.slot, repr(float(claim.lease)), claim.deadline.room],
         )
 
+    async def deadlines(self, room_id: str) -> list[Deadline]:
+        """See :meth:`RoomStore.deadlines`."""
+        raw = await self._read(lambda: self.redis.hgetall(self.key(room_id, "deadline_data")))
+        return sorted((Deadline.from_json(v) for v in raw.values()), key=lambda d: d.due)
+
+    # -- the rest --------------------------------------------------------------------------
     async def token_secret(self) -> bytes:
         """The deployment's token secret, kept in Redis under ``<prefix>server:token-secret``.
 
         The first process to ask creates it (``SET NX``, no expiry); every other process
         reads the same one, so a token issued by one process is recognised by all.
+
+        Raises:
+            StoreUnavailable: Redis cannot be reached.
         """
         key = f"{self.prefix}server:token-secret"
-        await self.redis.set(key, secrets.token_hex(32), nx=True)
-        value = await self.redis.get(key)
-        return bytes.fromhex(value)
+
+        async def call() -> str:
+            await self.redis.set(key, secrets.token_hex(32), nx=True)
+            return await self.redis.get(key)
+
+        return bytes.fromhex(await self._read(call))
 
     async def ping(self) -> bool:
-        """Whether Redis answers PING."""
+        """Whether Redis answers PING within :data:`PING_TIMEOUT_SECONDS`."""
         try:
-            return bool(await self.redis.ping())
+            return bool(await asyncio.wait_for(self.redis.ping(), PING_TIMEOUT_SECONDS))
         except Exception:
             return False
 
     async def close(self) -> None:
         """Close the client's connections."""
         await self.redis.aclose()
+
+
+def _is_connection_error(exc: RedisError) -> bool:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return isinstance(exc, RedisConnectionError | RedisTimeoutError)

@@ -378,7 +378,7 @@ class ReplayedSeat:
 def replay_room(server: ThreadServer, room: str) -> list[ReplayedSeat]:
     """Rebuild every seat's view at every version of ``room`` by replaying its log with the
     engine from the room's options and seed (read from the server's store)."""
-    store = server.app.state.store
+    store = server.app.state.services.store
 
     async def read() -> tuple[Any, list[dict[str, Any]]]:
         record, _ = await store.load(room)

@@ -94,7 +94,7 @@ async def test_whole_games_between_computers(make_server):
                 for b in events_of(w, "backup"):
                     assert 0 <= b["holes"] <= 10
         # Every accepted action came from a computer seat through the room service.
-        store = server.app.state.store
+        store = server.app.state.services.store
         for w in watchers:
             log = await asyncio.wrap_future(
                 asyncio.run_coroutine_threadsafe(store.log(w.room), server.loop)
@@ -134,7 +134,8 @@ async def test_human_against_the_computer(make_server, options):
         assert not human.problems
         assert human.view["result"] is not None
         seats = replay_room(server, created["room"])
-        assert seats[0].views[human.version] == human.view
+        assert seats[0].views[human.version] == {
+            k: v for k, v in human.view.items() if k != "turn_clock"}
         assert audit_frames(human, seats) > 20
         plays = [e for e in events_of(human, "play") if e["seat"] == 1]
         assert plays, "the computer never played"
@@ -207,7 +208,7 @@ async def test_hints_only_where_the_room_allows_them(make_server):
         assert created["room_settings"]["hints"] is False
         snap = await ann.join(created["room"], 0)
         assert snap["room_settings"] == {"hints": False, "answer_window": 15.0,
-                                         "takeover_grace": 60.0}
+                                         "takeover_grace": 60.0, "turn_seconds": None}
         with pytest.raises(ClientError) as err:
             await ann.request({"type": "hint"}, lambda f: f["type"] in ("hint", "error"))
         assert err.value.code == "hints_disabled"
@@ -221,7 +222,8 @@ async def test_hints_only_where_the_room_allows_them(make_server):
                 "options": {"players": 2}, "room": {"answer_window": 9, "takeover_grace": 30}})
         room = answer.json()["room"]
         assert answer.json()["room_settings"] == {"hints": True, "answer_window": 9.0,
-                                                  "takeover_grace": 30.0}
+                                                  "takeover_grace": 30.0,
+                                                  "turn_seconds": None}
         await bob.join(room, 0)
         await watcher.join(room, None)
         with pytest.raises(ClientError) as err:

@@ -85,13 +85,16 @@ async def test_computer_seats_commit_their_next_deadline(store):
 
 
 async def test_a_double_claim_acts_once(store):
-    """Two sweepers running the same computer deadline at once: one action lands, the
-    other is answered as a duplicate of it (same action id) — nothing is applied twice."""
+    """Two sweepers running the same computer deadline at once: one action lands; the
+    others find the room moved past the version the deadline was planned at and do
+    nothing — nothing is applied twice."""
     settings = Settings(bot_delay_seconds=60)
     service = RoomService(store, settings)
     seats = ComputerSeats(service, Sweeper(store, service, settings))
     record, _ = await service.create_room({"players": 2}, computers={0: "standard", 1: "easy"})
-    deadline = Deadline(record.id, COMPUTER_TURN, time.time(), "0")
+    deadline = next(d for d in await store.deadlines(record.id)
+                    if d.kind == COMPUTER_TURN and d.key == "0")
+    assert deadline.payload == {"version": record.version}
     await asyncio.gather(seats.turn(deadline), seats.turn(deadline), seats.turn(deadline))
     log = await store.log(record.id)
     acts = [e for e in log if "action" in e]

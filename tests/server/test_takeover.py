@@ -33,7 +33,7 @@ async def test_takeover_after_grace_and_hand_back_on_return(make_server):
         await ann.join(room, 0)
         await bob.join(room, 1)
         await ann.wait_until(lambda c: c.status == "playing")
-        assert presence_of(ann, 1) == [(True, False)]
+        await ann.wait_until(lambda c: presence_of(c, 1) == [(True, False)])
 
         # Bob's connection dies mid-deal, before he discards.
         loop = asyncio.get_running_loop()
@@ -78,7 +78,7 @@ async def test_takeover_after_grace_and_hand_back_on_return(make_server):
         audit_frames(bob_again, seats)
 
         log = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
-            server.app.state.store.log(room), server.loop))
+            server.app.state.services.store.log(room), server.loop))
         seat1 = [e for e in log if e.get("seat") == 1 and "action" in e]
         auto = [e for e in seat1 if str(e["id"]).startswith("auto-")]
         assert auto and all(e["v"] <= before for e in auto)

@@ -82,7 +82,7 @@ class Spy:
 
 def replayed_states(server, room: str) -> list[engine.GameState]:
     """Every state the room's game went through, rebuilt from its log and its seed."""
-    store = server.app.state.store
+    store = server.app.state.services.store
 
     async def read():
         record, _ = await store.load(room)

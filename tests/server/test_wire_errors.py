@@ -216,10 +216,10 @@ async def test_retried_action_id_applied_once(server, redis_prefix):
         after = stored(redis_prefix, room)
         again = await a.act({"type": "discard", "cards": cards}, action_id="discard-1")
         assert again == {**first, "duplicate": True}
-        # the same id with another body is still the same action
+        # the same id with another action is refused, and changes nothing
         other = await a.act({"type": "discard", "cards": a.view["hand"][:2]},
                             action_id="discard-1")
-        assert other["version"] == first["version"] and other["duplicate"]
+        assert other["type"] == "reject" and other["code"] == "action_id_reused"
         assert stored(redis_prefix, room) == after
         # after a reconnect (a client that lost the ack), the answer is the same
         token = a.seat_token

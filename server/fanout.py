@@ -1,0 +1,294 @@
+"""The per-process fan-out: room changes to this process's connections.
+
+:class:`LocalRooms` subscribes this process to the channel of every room that has a local
+session and hands each published change to those sessions (views and redacted events are
+computed once per version and seat, ``server.views``). It also keeps them whole when
+messages are lost:
+
+* after the broker re-subscribes (a pub/sub reconnect, e.g. Redis restarted), every room it
+  re-subscribed to catches up from the store: the current record and the log entries since
+  the last version this process delivered, so each session gets what it missed (a
+  snapshot that carries the missed events);
+* periodically (``catchup_interval_seconds``) the versions of all followed rooms are read in
+  one round trip and any room behind catches up the same way, so a lost message is healed
+  without waiting for the next action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+import engine
+
+from . import frames
+from .broker import Broker
+from .rooms import RoomService
+from .store.base import RoomRecord, StoreError
+from .views import VersionData, seat_infos
+
+if TYPE_CHECKING:
+    from .session import Session
+
+log = logging.getLogger(__name__)
+
+
+class LocalRoom:
+    """The sessions of one room in this process, and the room's recent versions."""
+
+    KEEP_VERSIONS = 16
+
+    def __init__(self, room_id: str) -> None:
+        self.room_id = room_id
+        self.sessions: set[Session] = set()
+        self.presence: dict[int, int] = {}
+        self.versions: OrderedDict[int, VersionData] = OrderedDict()
+        self.catching_up = False
+
+    def ingest(
+        self,
+        record: RoomRecord,
+        events: list[dict[str, Any]],
+        seats_changed: bool,
+        state: engine.GameState | None = None,
+        backlog: list[tuple[int, list[dict[str, Any]]]] | None = None,
+    ) -> VersionData:
+        """Remember a version (or return the one already known).
+
+        ``state``: ``record.state`` as a :class:`engine.GameState` when the caller has it
+        (saves decoding it again)."""
+        data = self.versions.get(record.version)
+        if data is None:
+            data = VersionData(record, events, seats_changed, state, backlog or [])
+            self.versions[record.version] = data
+            prev = self.versions.get(record.version - 1)
+            if prev is not None:
+                prev.previous = None
+                data.previous = prev
+            while len(self.versions) > self.KEEP_VERSIONS:
+                self.versions.popitem(last=False)
+        else:
+            if data._state is None and state is not None:
+                data._state = state
+            if not data.events and events:
+                data.events = events
+        return data
+
+    def latest(self) -> VersionData | None:
+        """The newest known version, if any."""
+        if not self.versions:
+            return None
+        return self.versions[max(self.versions)]
+
+    @property
+    def latest_version(self) -> int:
+        """The newest known version (-1 if none)."""
+        latest = self.latest()
+        return latest.version if latest is not None else -1
+
+    def seats(self, record: RoomRecord) -> list[dict[str, Any]]:
+        """Seat facts with this process's view of presence."""
+        return seat_infos(record, self.presence)
+
+    def seat_held(self, seat: int) -> bool:
+        """Whether a local session holds ``seat``."""
+        return any(s.seat == seat for s in self.sessions)
+
+
+class LocalRooms:
+    """Subscriptions of this process to rooms with local sessions, and the fan-out."""
+
+    def __init__(self, broker: Broker, service: RoomService) -> None:
+        self.broker = broker
+        self.service = service
+        self.rooms: dict[str, LocalRoom] = {}
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.catch_ups = 0
+        """Rooms caught up from the store since start (missed messages healed)."""
+        broker.on_resubscribed = self._resubscribed
+
+    async def attach(self, room_id: str, session: Session) -> LocalRoom:
+        """Add a session to a room, subscribing this process to the room first if needed.
+
+        Returns once the subscription is active, so a read of the room made afterwards
+        cannot miss a later change.
+        """
+        async with self._lock:
+            local = self.rooms.get(room_id)
+            if local is None:
+                local = LocalRoom(room_id)
+                self.rooms[room_id] = local
+                self.service.cache.follow(room_id)
+                try:
+                    await self.broker.subscribe(
+                        room_id, lambda msg: self._on_message(local, msg)
+                    )
+                except BaseException:
+                    del self.rooms[room_id]
+                    self.service.cache.unfollow(room_id)
+                    raise
+                with contextlib.suppress(StoreError):
+                    local.presence = await self.service.store.presence(room_id)
+            local.sessions.add(session)
+            return local
+
+    async def detach(self, room_id: str, session: Session) -> None:
+        """Remove a session; unsubscribe when it was the room's last local session."""
+        async with self._lock:
+            local = self.rooms.get(room_id)
+            if local is None:
+                return
+            local.sessions.discard(session)
+            if not local.sessions:
+                del self.rooms[room_id]
+                self.service.cache.unfollow(room_id)
+                with contextlib.suppress(Exception):
+                    await self.broker.unsubscribe(room_id)
+
+    # -- from the room's channel ----------------------------------------------------------
+    def _on_message(self, local: LocalRoom, msg: dict[str, Any]) -> None:
+        kind = msg.get("t")
+        if kind == "u":
+            # A message this process published itself may come with the committed record
+            # and engine state (server.broker.PublishedMessages) instead of "room".
+            record = msg.get("record")
+            if record is None:
+                record = RoomRecord.from_dict(msg["room"])
+            state = msg.get("state")
+            self.service.remember(record, state)
+            latest = local.latest_version
+            data = local.ingest(
+                record, msg.get("events", []), bool(msg.get("seats_changed")), state
+            )
+            if latest >= 0 and record.version > latest + 1:
+                # A gap: some message never reached this process. Catch up from the log.
+                self.spawn(self.catch_up(local.room_id))
+                return
+            self._deliver(local, data)
+        elif kind == "p":
+            seat = int(msg["seat"])
+            connected = bool(msg.get("connected"))
+            local.presence[seat] = 1 if connected else 0
+            self._presence(local, seat, connected)
+
+    def _deliver(self, local: LocalRoom, data: VersionData) -> None:
+        for session in list(local.sessions):
+            session.on_version(local, data)
+        for event in data.events:
+            if event.get("type") == "computer_standin":
+                seat = int(event["seat"])
+                active = bool(event.get("active"))
+                # A stand-in starts or ends: tell the table (presence carries the flag).
+                self._presence(local, seat, local.presence.get(seat, 0) > 0)
+                info = data.record.seats[seat] if 0 <= seat < len(data.record.seats) else None
+                if (active and info is not None and info.standin_reason == "away"
+                        and local.seat_held(seat)):
+                    # The seat was taken over for absence while its player was (re)joining
+                    # here: the player is back, so the stand-in ends.
+                    self.spawn(self._end_standin(local.room_id, seat))
+
+    async def _end_standin(self, room_id: str, seat: int) -> None:
+        with contextlib.suppress(Exception):
+            await self.service.set_standin(room_id, seat, False)
+
+    def _presence(self, local: LocalRoom, seat: int, connected: bool) -> None:
+        latest = local.latest()
+        record = latest.record if latest is not None else None
+        info = record.seats[seat] if record and 0 <= seat < len(record.seats) else None
+        frame = frames.presence(
+            local.room_id, seat, connected, info.name if info else None,
+            bool(info and info.standin),
+        )
+        for session in list(local.sessions):
+            session.on_presence(frame)
+
+    # -- keeping whole ----------------------------------------------------------------------
+    def spawn(self, coro: Any) -> None:
+        """Run a coroutine in the background (kept referenced until it ends)."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _resubscribed(self, room_id: str) -> None:
+        """The broker re-subscribed to a room after losing its connection: catch up."""
+        if room_id in self.rooms:
+            self.spawn(self.catch_up(room_id))
+
+    async def catch_up(self, room_id: str) -> bool:
+        """Bring the room's local sessions up to the store's current version, with the
+        events they missed (read from the room's log).
+
+        Returns:
+            True when a newer version was found and delivered.
+        """
+        local = self.rooms.get(room_id)
+        if local is None or local.catching_up:
+            return False
+        local.catching_up = True
+        try:
+            record, _ = await self.service.store.load(room_id)
+            if record is None:
+                return False
+            with contextlib.suppress(StoreError):
+                presence = await self.service.store.presence(room_id)
+                for seat in set(presence) | set(local.presence):
+                    now_on = presence.get(seat, 0) > 0
+                    if now_on != (local.presence.get(seat, 0) > 0):
+                        local.presence[seat] = presence.get(seat, 0)
+                        self._presence(local, seat, now_on)
+                    local.presence[seat] = presence.get(seat, 0)
+            delivered = min((s.last_version for s in local.sessions), default=-1)
+            if record.version <= max(delivered, 0) and local.latest_version >= record.version:
+                return False
+            after = max(delivered, 0)
+            entries = await self.service.store.log(room_id, after)
+            backlog = [(e["v"], e.get("events") or []) for e in entries
+                       if e["v"] < record.version]
+            own = next((e.get("events") or [] for e in entries if e["v"] == record.version), [])
+            self.service.remember(record)
+            data = local.versions.get(record.version)
+            if data is None or not data.backlog:
+                local.versions.pop(record.version, None)
+                data = local.ingest(record, own, True, backlog=backlog)
+            self.catch_ups += 1
+            self._deliver(local, data)
+            return True
+        except StoreError:
+            return False
+        finally:
+            local.catching_up = False
+
+    async def check_versions(self) -> int:
+        """Read the versions of every followed room in one round trip and catch up those
+        this process is behind on.
+
+        Returns:
+            How many rooms were caught up.
+
+        Raises:
+            StoreError: the store failed.
+        """
+        rooms = list(self.rooms)
+        if not rooms:
+            return 0
+        versions = await self.service.store.versions(rooms)
+        behind = [
+            room_id for room_id, version in zip(rooms, versions, strict=True)
+            if version is not None and room_id in self.rooms
+            and version > self.rooms[room_id].latest_version
+            and not self.rooms[room_id].catching_up
+        ]
+        results = await asyncio.gather(*(self.catch_up(r) for r in behind))
+        return sum(1 for r in results if r)
+
+    async def close(self) -> None:
+        """Cancel background work."""
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task

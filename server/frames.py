@@ -1,0 +1,160 @@
+"""Every message the server sends, built in one place, as plain data.
+
+Each function returns the plain data of one server message of ``protocol.messages``
+(``docs/protocol.md``); the session encodes it for its connection. A test checks every
+builder's output against its message model, so the wire cannot drift from the contract.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol import messages as m
+
+from .store.base import RoomRecord
+
+SERVER_NAME = "cribbage-server/0.1"
+
+
+def welcome(
+    encoding: str, player_token: str, name: str, max_frame_bytes: int
+) -> dict[str, Any]:
+    """``welcome``: the answer to ``hello``."""
+    return {
+        "type": "welcome",
+        "protocol": m.PROTOCOL_VERSION,
+        "encoding": encoding,
+        "player_token": player_token,
+        "name": name,
+        "server": SERVER_NAME,
+        "max_frame_bytes": max_frame_bytes,
+    }
+
+
+def room_created(
+    record: RoomRecord, creator: str, base_url: str, settings: dict[str, Any]
+) -> dict[str, Any]:
+    """``room_created`` (also the body of ``POST /api/rooms``'s answer, less ``type``):
+    ``{"type", "room", "url", "options", "creator_token", "room_settings", "computers"}``
+    (``computers``: seat (as text) -> level)."""
+    return {
+        "type": "room_created",
+        "room": record.id,
+        "url": f"{base_url.rstrip('/')}/r/{record.id}",
+        "options": record.options,
+        "creator_token": creator,
+        "room_settings": settings,
+        "computers": {str(i): s.level for i, s in enumerate(record.seats)
+                      if s.kind == "computer"},
+    }
+
+
+def snapshot(
+    record: RoomRecord,
+    seat: int | None,
+    settings: dict[str, Any],
+    seats: list[dict[str, Any]],
+    view: dict[str, Any] | None,
+    *,
+    seat_token: str | None = None,
+    events: list[dict[str, Any]] | None = None,
+    since: int | None = None,
+) -> dict[str, Any]:
+    """``snapshot``: the room at ``record.version`` as ``seat`` sees it.
+
+    Args:
+        events: the events of the versions after ``since`` up to this one, as the seat may
+            see them, when the server knows them (a join that started the game, a catch-up
+            after missed updates); omitted otherwise.
+    """
+    frame: dict[str, Any] = {
+        "type": "snapshot",
+        "room": record.id,
+        "version": record.version,
+        "seat": seat,
+        "status": record.status,
+        "options": record.options,
+        "room_settings": settings,
+        "seats": seats,
+        "view": view,
+    }
+    if seat_token is not None:
+        frame["seat_token"] = seat_token
+    if events is not None and since is not None:
+        frame["events"] = events
+        frame["since"] = since
+    return frame
+
+
+def update(
+    room: str,
+    version: int,
+    status: str,
+    events: list[dict[str, Any]],
+    patch: list[dict[str, Any]],
+    seats: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """``update``: one version's events and the patch from the previous view."""
+    frame: dict[str, Any] = {
+        "type": "update",
+        "room": room,
+        "version": version,
+        "status": status,
+        "events": events,
+        "patch": patch,
+    }
+    if seats is not None:
+        frame["seats"] = seats
+    return frame
+
+
+def ack(action_id: str, version: int, duplicate: bool) -> dict[str, Any]:
+    """``ack``: an action was applied (now, or earlier for a ``duplicate``)."""
+    return {"type": "ack", "action_id": action_id, "version": version, "duplicate": duplicate}
+
+
+def reject(action_id: str, code: str, message: str) -> dict[str, Any]:
+    """``reject``: an action was not applied (or, for ``outcome_unknown``, may not be)."""
+    return {"type": "reject", "action_id": action_id, "code": code, "message": message}
+
+
+def error(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
+    """``error``: a message could not be handled."""
+    return {"type": "error", "code": code, "message": message, "ref": ref}
+
+
+def presence(
+    room: str, seat: int, connected: bool, name: str | None, standin: bool
+) -> dict[str, Any]:
+    """``presence``: a seat's connection state (or a computer's stand-in) changed."""
+    return {
+        "type": "presence",
+        "room": room,
+        "seat": seat,
+        "connected": connected,
+        "name": name,
+        "computer_standin": standin,
+    }
+
+
+def pong(
+    nonce: int | str | None, now: float, room: str | None = None, version: int | None = None
+) -> dict[str, Any]:
+    """``pong``: the answer to ``ping``, with the room's latest version this server knows
+    when the connection is in a room (a client behind it sends ``resync``)."""
+    frame: dict[str, Any] = {"type": "pong", "nonce": nonce, "time": now}
+    if room is not None:
+        frame["room"] = room
+        frame["version"] = version
+    return frame
+
+
+def hint(room: str, seat: int, version: int, suggestion: dict[str, Any]) -> dict[str, Any]:
+    """``hint``: the ``standard`` player's suggestion for a seat."""
+    return {"type": "hint", "room": room, "seat": seat, "version": version,
+            "suggestion": suggestion}
+
+
+def left(room: str) -> dict[str, Any]:
+    """``left``: the answer to ``leave``."""
+    return {"type": "left", "room": room}

@@ -1,0 +1,447 @@
+"""One WebSocket connection: decode, dispatch by message type, answer.
+
+A :class:`Session` decodes each frame (``protocol.codec``), dispatches it by type to a
+handler, asks the room service to create rooms, seat players and apply actions, and sends
+the connection what its seat may see: a ``snapshot`` on join, then one ``update`` per
+accepted change (``server.fanout`` calls :meth:`Session.on_version`). Every frame it sends
+is built by ``server.frames``.
+
+Its connection state is explicit (:class:`SessionState`): ``CONNECTED`` until ``hello``,
+``READY`` after it, ``IN_ROOM`` while it follows a room (as a seat or a spectator),
+``CLOSING`` once it is ending. Store outages are answered honestly: ``store_unavailable``
+when nothing happened, ``outcome_unknown`` (for an ``act``, with its ``action_id``) when a
+write may have been applied (re-send the same ``action_id`` to learn the outcome).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketState
+
+import engine
+from engine.computer import suggest
+from protocol import messages as m
+from protocol.codec import Codec, ProtocolError, decode_client
+from protocol.patch import diff
+
+from . import frames
+from .computer_seats import seat_knowledge
+from .fanout import LocalRoom, LocalRooms
+from .presence import Presence
+from .rooms import RoomError, RoomService
+from .settings import Settings
+from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
+from .views import VersionData
+
+log = logging.getLogger(__name__)
+
+DELIVERY_WAIT_SECONDS = 5.0
+"""How long an ``act`` waits for its own update to reach the session before resyncing."""
+
+
+class SessionState(enum.Enum):
+    """Where a connection is in the protocol."""
+
+    CONNECTED = "connected"
+    """Accepted; only ``hello`` and ``ping`` are taken."""
+    READY = "ready"
+    """Said hello; may create rooms and join one."""
+    IN_ROOM = "in_room"
+    """Follows a room, as a seat or a spectator."""
+    CLOSING = "closing"
+    """Ending; nothing more is sent."""
+
+
+class Session:
+    """One WebSocket connection.
+
+    Args:
+        websocket: the accepted starlette WebSocket.
+        codec: the connection's encoding (from the negotiated subprotocol).
+        service: the room service.
+        rooms: this process's :class:`LocalRooms`.
+        presence: this process's :class:`Presence` (seats it holds connections for).
+        settings: server settings (frame size, queue limit).
+        base_url: used to build share links, e.g. ``http://host:8000``.
+    """
+
+    def __init__(
+        self,
+        websocket: WebSocket,
+        codec: Codec,
+        service: RoomService,
+        rooms: LocalRooms,
+        presence: Presence,
+        settings: Settings,
+        base_url: str,
+    ) -> None:
+        self.ws = websocket
+        self.codec = codec
+        self.service = service
+        self.rooms = rooms
+        self.presence = presence
+        self.settings = settings
+        self.base_url = base_url.rstrip("/")
+        self.state = SessionState.CONNECTED
+        self.name: str | None = None
+        self.player_token: str | None = None
+        self.local: LocalRoom | None = None
+        self.seat: int | None = None
+        self.seat_token: str | None = None
+        self.last_version = -1
+        self.last_view: dict[str, Any] | None = None
+        self._joining = False
+        self._buffer: list[VersionData] = []
+        self._progress = asyncio.Event()
+        self._queue: asyncio.Queue[str | bytes | None] = asyncio.Queue()
+        self._handlers: dict[str, Callable[[Any], Awaitable[None]]] = {
+            "ping": self._ping,
+            "hello": self._hello,
+            "create_room": self._create_room,
+            "set_computer": self._set_computer,
+            "hint": self._hint,
+            "join": self._join,
+            "act": self._act,
+            "resync": self._resync,
+            "leave": self._leave,
+        }
+
+    # -- outgoing ------------------------------------------------------------------------
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue one message (plain data of a server message) for sending, in order.
+
+        A connection that lets more than ``send_queue_limit`` frames pile up is closed.
+        """
+        if self.state is SessionState.CLOSING:
+            return
+        if self._queue.qsize() >= self.settings.send_queue_limit:
+            log.warning("closing a connection that does not read its frames")
+            self.state = SessionState.CLOSING
+            self._queue.put_nowait(None)
+            return
+        self._queue.put_nowait(self.codec.encode(message))
+
+    async def _writer(self) -> None:
+        while True:
+            frame = await self._queue.get()
+            if frame is None:
+                with contextlib.suppress(Exception):
+                    await self.ws.close(code=1013)
+                return
+            try:
+                if isinstance(frame, str):
+                    await self.ws.send_text(frame)
+                else:
+                    await self.ws.send_bytes(frame)
+            except Exception:
+                self.state = SessionState.CLOSING
+                return
+
+    def error(self, code: str, message: str, ref: str | None = None) -> None:
+        """Send an ``error`` frame."""
+        self.send(frames.error(code, message, ref))
+
+    # -- incoming ------------------------------------------------------------------------
+    async def run(self) -> None:
+        """Serve the connection until it closes. Never raises for anything a client sends."""
+        writer = asyncio.create_task(self._writer())
+        try:
+            while self.state is not SessionState.CLOSING:
+                msg = await self.ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                frame = msg.get("text")
+                if frame is None:
+                    frame = msg.get("bytes")
+                if frame is None:
+                    continue
+                await self.handle_frame(frame)
+        except Exception:
+            log.exception("session loop failed")
+        finally:
+            self.state = SessionState.CLOSING
+            with contextlib.suppress(Exception):
+                await self._leave_room()
+            self._queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 1.0)
+            if not writer.done():
+                writer.cancel()
+            if self.ws.application_state != WebSocketState.DISCONNECTED:
+                with contextlib.suppress(Exception):
+                    await self.ws.close()
+
+    async def handle_frame(self, frame: str | bytes) -> None:
+        """Decode and handle one client frame; every failure becomes a frame to the client."""
+        try:
+            message = decode_client(
+                frame, self.codec.encoding, max_bytes=self.settings.max_frame_bytes
+            )
+        except ProtocolError as exc:
+            raw = exc.raw if isinstance(exc.raw, dict) else None
+            action_id = raw.get("action_id") if raw else None
+            if (
+                exc.code == "bad_message"
+                and exc.ref == "act"
+                and isinstance(action_id, str)
+                and 0 < len(action_id) <= 64
+            ):
+                self.send(frames.reject(action_id, "bad_action", exc.message))
+            else:
+                self.error(exc.code, exc.message, exc.ref)
+            return
+        kind = message.type
+        if self.state is SessionState.CONNECTED and kind not in ("hello", "ping"):
+            self.error("hello_required", "say hello first", kind)
+            return
+        try:
+            await self._handlers[kind](message)
+        except RoomError as exc:
+            self.error(exc.code, exc.message, kind)
+        except OutcomeUnknown:
+            self.error("outcome_unknown", "the room store stopped answering mid-change; "
+                       "repeat the request to learn what happened", kind)
+        except StoreUnavailable:
+            self.error("store_unavailable", "the room store cannot be reached; nothing "
+                       "changed; try again", kind)
+        except Exception:
+            log.exception("handling %s failed", kind)
+            self.error("internal", "the server could not handle this message", kind)
+
+    # -- handlers --------------------------------------------------------------------------
+    async def _ping(self, message: m.Ping) -> None:
+        local = self.local
+        self.send(frames.pong(
+            message.nonce, time.time(),
+            local.room_id if local is not None else None,
+            local.latest_version if local is not None else None,
+        ))
+
+    async def _hello(self, message: m.Hello) -> None:
+        if self.state is not SessionState.CONNECTED:
+            self.error("already_welcomed", "hello was already said on this connection", "hello")
+            return
+        self.name = message.name
+        # Only a token this server issued is taken back; any other (made up by a client,
+        # or from a deployment with another secret) is replaced by a fresh one, so nobody
+        # can bind a seat to a guessable token.
+        known = message.token is not None and self.service.tokens.is_issued(message.token)
+        self.player_token = message.token if known else self.service.tokens.issue()
+        self.state = SessionState.READY
+        self.send(frames.welcome(self.codec.encoding, self.player_token, self.name,
+                                 self.settings.max_frame_bytes))
+
+    async def _create_room(self, message: m.CreateRoom) -> None:
+        record, creator = await self.service.create_room(
+            message.options.model_dump(),
+            computers=dict(message.computers),
+            room=message.room.model_dump(),
+        )
+        self.send(frames.room_created(record, creator, self.base_url,
+                                      self.service.room_settings(record)))
+
+    async def _set_computer(self, message: m.SetComputer) -> None:
+        room_id = message.room or (self.local.room_id if self.local else None)
+        if room_id is None:
+            self.error("not_joined", "join the room (or name it) first", "set_computer")
+            return
+        await self.service.set_computer(
+            room_id, message.seat, message.level, message.creator_token
+        )
+
+    async def _hint(self, message: m.HintRequest) -> None:
+        """Answer ``hint``: the ``standard`` player's suggestion for this seat, from the
+        seat's view and legal actions (``engine.computer.suggest``)."""
+        if self.local is None or self.seat is None:
+            self.error("not_seated", "join a room in a seat first", "hint")
+            return
+        record = await self.service.load(self.local.room_id)
+        if not self.service.room_settings(record)["hints"]:
+            self.error("hints_disabled", "this room does not allow hints", "hint")
+            return
+        if record.state is None:
+            suggestion: dict[str, Any] = {"kind": "none", "best": None}
+        else:
+            view, legal = seat_knowledge(record.state, self.seat)
+            suggestion = suggest(view, legal)
+        self.send(frames.hint(record.id, self.seat, record.version, suggestion))
+
+    async def _resync(self, message: m.Resync) -> None:
+        if self.local is None:
+            self.error("not_joined", "join a room first", "resync")
+            return
+        record = await self.service.load(self.local.room_id)
+        self._send_snapshot(record)
+
+    async def _leave(self, message: m.Leave) -> None:
+        if self.local is None:
+            self.error("not_joined", "join a room first", "leave")
+            return
+        room_id = self.local.room_id
+        await self._leave_room()
+        self.send(frames.left(room_id))
+
+    async def _join(self, message: m.Join) -> None:
+        await self._leave_room()
+        if message.token is not None and not self.service.tokens.is_issued(message.token):
+            self.error("bad_token", "that token was not issued by this server", "join")
+            return
+        token = message.token or self.player_token
+        assert token is not None and self.name is not None
+        local = await self.rooms.attach(message.room, self)
+        self.local = local
+        self._joining = True
+        self._buffer = []
+        try:
+            result = await self.service.join(
+                message.room, message.seat, token, self.name, token_given=bool(message.token)
+            )
+            if result.seat is not None:
+                # Counted before the snapshot, so the snapshot shows this seat connected.
+                with contextlib.suppress(StoreError):
+                    await self.presence.connect(message.room, result.seat)
+                    local.presence[result.seat] = max(1, local.presence.get(result.seat, 0))
+        except BaseException:
+            self._joining = False
+            self.local = None
+            await self.rooms.detach(message.room, self)
+            raise
+        self.seat = result.seat
+        self.seat_token = token if result.seat is not None else None
+        self.state = SessionState.IN_ROOM
+        data = local.ingest(result.record, result.events, bool(result.events))
+        events = data.events_for(self.seat) if result.events else None
+        self._send_snapshot(result.record, seat_token=self.seat_token, events=events,
+                            since=result.record.version - 1 if result.events else None)
+        self._joining = False
+        buffered, self._buffer = self._buffer, []
+        for data in buffered:
+            self.on_version(local, data)
+
+    async def _leave_room(self) -> None:
+        local, seat = self.local, self.seat
+        if local is None:
+            return
+        self.local = None
+        self.seat = None
+        self.seat_token = None
+        self.last_version = -1
+        self.last_view = None
+        if self.state is SessionState.IN_ROOM:
+            self.state = SessionState.READY
+        if seat is not None:
+            latest = local.latest()
+            with contextlib.suppress(StoreError):
+                await self.presence.disconnect(
+                    local.room_id, seat, latest.record if latest is not None else None
+                )
+        await self.rooms.detach(local.room_id, self)
+
+    async def _act(self, message: m.Act) -> None:
+        action_id = message.action_id
+        if self.local is None or self.seat is None or self.seat_token is None:
+            self.send(frames.reject(action_id, "not_seated", "join a room in a seat first"))
+            return
+        local, seat = self.local, self.seat
+        action = message.action.model_dump(exclude_none=True)
+        try:
+            result = await self.service.act(
+                local.room_id, seat, self.seat_token, action_id, action
+            )
+        except (engine.RulesError, RoomError) as exc:
+            self.send(frames.reject(action_id, exc.code, exc.message))
+            return
+        except OutcomeUnknown:
+            self.send(frames.reject(
+                action_id, "outcome_unknown",
+                "the room store stopped answering while applying this action; re-send the "
+                "same action_id to learn whether it was applied (it is applied at most once)",
+            ))
+            return
+        except StoreUnavailable:
+            self.send(frames.reject(
+                action_id, "store_unavailable",
+                "the room store cannot be reached; the action was not applied",
+            ))
+            return
+        if result.record is not None and self.local is local:
+            # Send our own update at once when nothing is missing before it, instead of
+            # waiting for it to come back through the room's channel.
+            if result.version not in local.versions and self.last_version == result.version - 1:
+                self.on_version(
+                    local, local.ingest(result.record, result.events, False, result.state)
+                )
+        await self._wait_for(result.version)
+        self.send(frames.ack(action_id, result.version, result.duplicate))
+
+    async def _wait_for(self, version: int) -> None:
+        deadline = time.monotonic() + DELIVERY_WAIT_SECONDS
+        while self.local is not None and self.last_version < version:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                with contextlib.suppress(StoreError, RoomError):
+                    record = await self.service.load(self.local.room_id)
+                    self._send_snapshot(record)
+                return
+            event = self._progress
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), remaining)
+
+    def _advance(self, version: int, view: dict[str, Any] | None) -> None:
+        self.last_version = version
+        self.last_view = view
+        self._progress.set()
+        self._progress = asyncio.Event()
+
+    def _send_snapshot(
+        self,
+        record: RoomRecord,
+        seat_token: str | None = None,
+        events: list[dict[str, Any]] | None = None,
+        since: int | None = None,
+    ) -> None:
+        local = self.local
+        assert local is not None
+        data = local.ingest(record, [], False)
+        view = data.view(self.seat)
+        self.send(frames.snapshot(
+            record, self.seat, self.service.room_settings(record), local.seats(record), view,
+            seat_token=seat_token, events=events, since=since,
+        ))
+        self._advance(record.version, view)
+
+    # -- from the room's channel ----------------------------------------------------------
+    def on_version(self, local: LocalRoom, data: VersionData) -> None:
+        """A new version of the room: send this connection its update (or a snapshot, with
+        the events in between when known, when versions are missing). Called on the event
+        loop; never blocks."""
+        if self._joining:
+            self._buffer.append(data)
+            return
+        if self.local is not local or data.version <= self.last_version:
+            return
+        if data.version != self.last_version + 1:
+            after = self.last_version
+            events = data.events_since(self.seat, after)
+            self._send_snapshot(data.record, events=events,
+                                since=after if events is not None else None)
+            return
+        view = data.view(self.seat)
+        self.send(frames.update(
+            local.room_id, data.version, data.record.status, data.events_for(self.seat),
+            diff(self.last_view, view),
+            local.seats(data.record) if data.seats_changed else None,
+        ))
+        self._advance(data.version, view)
+
+    def on_presence(self, frame: dict[str, Any]) -> None:
+        """A seat's presence changed: forward it."""
+        if not self._joining:
+            self.send(frame)

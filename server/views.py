@@ -1,0 +1,143 @@
+"""What each seat may see of a room version: views and redacted events, computed once.
+
+A :class:`VersionData` is one version of a room as this process knows it. Its
+:meth:`~VersionData.view` is the wire view of a seat — ``engine.view`` plus the server's
+``turn_clock`` — and :meth:`~VersionData.events_for` the version's events as that seat may
+see them (:func:`redact`). Both are computed once per (version, seat) and shared by every
+connection of that seat, and by the patches computed from them: they must never be mutated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine
+
+from .store.base import RoomRecord
+
+SERVER_EVENTS = frozenset(["seat_taken", "computer_standin", "timed_out"])
+"""Event types made by the server, not the engine."""
+
+
+def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """An event as ``seat`` may see it (None: a spectator).
+
+    Engine events go through ``engine.redact_event``. Server events are public, except that
+    ``timed_out`` hides the cards of a discard the computer made for another seat (like the
+    engine's ``discard`` event).
+    """
+    kind = event.get("type")
+    if kind == "timed_out":
+        action = event.get("action") or {}
+        if action.get("type") == "discard" and event.get("seat") != seat:
+            return {**event, "action": {**action, "cards": None}}
+        return event
+    if kind in SERVER_EVENTS:
+        return event
+    return engine.redact_event(event, seat)
+
+
+def turn_clock(record: RoomRecord) -> dict[str, int]:
+    """The view's ``turn_clock``: seat (as text) -> Unix time in ms by which that seat must
+    act (``{}`` without a turn clock)."""
+    return {seat: int(round(due * 1000)) for seat, due in record.clock.items()}
+
+
+def seat_infos(record: RoomRecord, presence: dict[int, int]) -> list[dict[str, Any]]:
+    """Public seat facts of a room, as ``SeatInfo`` plain data: ``{"seat", "taken", "name",
+    "kind", "connected", "level", "computer_standin"}`` (``level``: a computer seat's level,
+    or ``standard`` for a human seat while a computer stands in for it)."""
+    return [
+        {
+            "seat": i,
+            "taken": s.taken,
+            "name": s.name,
+            "kind": s.kind,
+            "connected": presence.get(i, 0) > 0,
+            "level": s.playing_level,
+            "computer_standin": s.standin,
+        }
+        for i, s in enumerate(record.seats)
+    ]
+
+
+@dataclass
+class VersionData:
+    """One version of a room as this process knows it, with per-seat caches.
+
+    Attributes:
+        record: the room at this version.
+        events: the version's full events (empty when unknown, e.g. a version first seen in
+            a snapshot read from the store).
+        seats_changed: whether this version changed the seats.
+        backlog: events of earlier versions this process missed and read back from the
+            room's log (``[(version, events)]``, oldest first), so that a connection that
+            has to be sent a snapshot still gets what happened in between.
+        previous: the room's version just before this one when this process knew it (its
+            views let this version's views share their unchanged parts, see ``engine.view``'s
+            ``since``); only the newest version keeps that link, so versions do not chain up
+            in memory.
+    """
+
+    record: RoomRecord
+    events: list[dict[str, Any]]
+    seats_changed: bool
+    _state: engine.GameState | None = None
+    backlog: list[tuple[int, list[dict[str, Any]]]] = field(default_factory=list)
+    previous: VersionData | None = None
+    _views: dict[int | None, dict[str, Any] | None] = field(default_factory=dict)
+    _engine_views: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    _events: dict[int | None, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        """The room version."""
+        return self.record.version
+
+    def state(self) -> engine.GameState | None:
+        """The game state (None before the game starts), decoded once (never mutate it)."""
+        if self._state is None and self.record.state is not None:
+            self._state = engine.GameState.from_dict(self.record.state)
+        return self._state
+
+    def view(self, seat: int | None) -> dict[str, Any] | None:
+        """The wire view of ``seat``: ``engine.view(state, seat)`` plus ``turn_clock``
+        (None before the game starts), computed once."""
+        if seat not in self._views:
+            state = self.state()
+            if state is None:
+                self._views[seat] = None
+            else:
+                since = None
+                prev = self.previous
+                if prev is not None and prev._state is not None:
+                    before = prev._engine_views.get(seat)
+                    if before is not None:
+                        since = (prev._state, before)
+                base = engine.view(state, seat, since)
+                self._engine_views[seat] = base
+                self._views[seat] = {**base, "turn_clock": turn_clock(self.record)}
+        return self._views[seat]
+
+    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
+        """The events as ``seat`` may see them."""
+        if seat not in self._events:
+            self._events[seat] = [redact(e, seat) for e in self.events]
+        return self._events[seat]
+
+    def events_since(self, seat: int | None, after: int) -> list[dict[str, Any]] | None:
+        """The events of the versions after ``after`` up to this one, as ``seat`` may see
+        them, or None when this process does not know them all."""
+        if after >= self.version:
+            return []
+        if after == self.version - 1:
+            return self.events_for(seat)
+        if not self.backlog or self.backlog[0][0] > after + 1:
+            return None
+        out: list[dict[str, Any]] = []
+        for version, events in self.backlog:
+            if version > after:
+                out.extend(redact(e, seat) for e in events)
+        out.extend(self.events_for(seat))
+        return out
