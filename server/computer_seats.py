@@ -5,7 +5,7 @@ The server's computer plays a seat that was given to a computer (``SeatRecord.ki
 disconnected longer than the room's takeover grace (``SeatRecord.standin``), until the owner
 comes back with the seat token.
 
-Both are driven by deadlines stored with the room (ARCHITECTURE.md "Time"), never by
+Both are driven by deadlines stored with the room (docs/architecture.md "Time"), never by
 sleeping tasks:
 
 * ``computer_turn`` (key: seat) is written by the commit that leaves a computer-played seat

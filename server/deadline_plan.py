@@ -1,11 +1,11 @@
-"""Which deadlines a room change leaves due (ARCHITECTURE.md "Time").
+"""Which deadlines a room change leaves due (docs/architecture.md "Time").
 
 Every commit of the room service carries the deadlines its new record makes due, and the
 ones it makes moot, so they are written in the same atomic step as the record
 (``Commit.deadlines`` / ``Commit.clear``). Kinds:
 
 * ``answer_timeout`` (key ``""``): an announcement under Muggins is waiting for answers; due
-  the room's answer window after the announcement (RULES.md §5.2). Cleared when the
+  the room's answer window after the announcement (docs/rules.md §5.2). Cleared when the
   announcement is settled.
 * ``computer_turn`` (key: the seat): a seat the server's computer plays (a computer seat, or
   a human's seat during a stand-in) has something to do; due the bot delay after the change.
@@ -24,7 +24,7 @@ import engine
 from .store.base import Deadline, RoomRecord
 
 ANSWER_TIMEOUT = "answer_timeout"
-"""Deadline kind: the Muggins answer window of a room ran out (RULES.md §5.2)."""
+"""Deadline kind: the Muggins answer window of a room ran out (docs/rules.md §5.2)."""
 
 COMPUTER_TURN = "computer_turn"
 """Deadline kind: a computer-played seat should act now (``server.computer_seats``)."""

@@ -6,7 +6,7 @@ room summary as ``room_settings``. As plain data::
 
     {"hints": true, "answer_window": 15.0, "takeover_grace": 60.0}
 
-``answer_window`` (seconds, RULES.md §5.2) defaults to the server's
+``answer_window`` (seconds, docs/rules.md §5.2) defaults to the server's
 ``answer_window_seconds``; ``takeover_grace`` (seconds) is how long a human seat may stay
 disconnected before a ``standard`` computer plays it (default 60).
 """

@@ -8,7 +8,7 @@ if the claimer dies, the deadline becomes claimable again after ``deadline_lease
 and runs the handler registered for the deadline's kind. Handlers change rooms only through
 the room service, whose version check makes a repeated firing harmless.
 
-Kinds registered here: ``answer_timeout`` (the Muggins answer window, RULES.md §5.2).
+Kinds registered here: ``answer_timeout`` (the Muggins answer window, docs/rules.md §5.2).
 Other kinds (``computer_turn``, ``takeover``: ``server.computer_seats``) register with
 :meth:`Sweeper.register`.
 
@@ -161,7 +161,7 @@ class Sweeper:
 
     async def _answer_timeout(self, deadline: Deadline) -> None:
         """The answer window ran out: apply ``answer_timeout`` if that same announcement is
-        still waiting for answers (RULES.md §5.2)."""
+        still waiting for answers (docs/rules.md §5.2)."""
         marker = deadline.payload.get("marker")
 
         def still_due(record: RoomRecord) -> bool:
