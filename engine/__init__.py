@@ -1,4 +1,4 @@
-"""The rules engine: cribbage as this server plays it (ACC rules + RULES.md).
+"""The rules engine: cribbage as this server plays it (ACC rules + docs/rules.md).
 
 Pure Python, standard library only, no I/O. A game is a :class:`GameState` plus actions:
 :func:`new_game`, :func:`apply`, :func:`legal_actions`; :func:`view` and

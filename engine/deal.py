@@ -1,4 +1,4 @@
-"""The cut for first deal, the deal, the discard to the crib and the starter (RULES.md §2).
+"""The cut for first deal, the deal, the discard to the crib and the starter (docs/rules.md §2).
 
 Dealing convention (also what :func:`deck_for` stacks): cards go one at a time, round-robin,
 from the top of the pack, starting with the seat left of the dealer; with 3 players the next
@@ -26,7 +26,7 @@ from .state import CARDS, GameState, canonical
 
 
 def cut_for_dealer(seed: str | int, game_number: int, seats: list[int]) -> tuple[int, list]:
-    """The cut for first deal (RULES.md §2.1): each seat cuts a card, lowest rank deals (ace
+    """The cut for first deal (docs/rules.md §2.1): each seat cuts a card, lowest rank deals (ace
     low, suits do not matter); seats tied for lowest cut again among themselves.
 
     Returns:
@@ -63,7 +63,7 @@ def deck_for(
     """Stack a pack so that the deal by ``dealer`` gives exactly the cards asked for.
 
     Args:
-        options: the game's options (player count decides the deal sizes, RULES.md §2.3).
+        options: the game's options (player count decides the deal sizes, docs/rules.md §2.3).
         dealer: the dealing seat.
         hands: ``{seat: [card texts]}`` (int or str seat keys); each list at most the deal
             size (6 with 2 players, else 5), in any order. Seats or cards not given are filled
@@ -156,9 +156,9 @@ def start_deal(state: GameState, events: list) -> None:
 
 
 def discard(state: GameState, seat: int, action: dict, events: list) -> None:
-    """Lay ``action["cards"]`` from ``seat``'s hand away to the crib (RULES.md §2.3, §2.4).
+    """Lay ``action["cards"]`` from ``seat``'s hand away to the crib (docs/rules.md §2.3, §2.4).
 
-    When the crib is complete the starter is cut (RULES.md §2.5) and the play begins.
+    When the crib is complete the starter is cut (docs/rules.md §2.5) and the play begins.
 
     Raises:
         RulesError: ``wrong_phase``, ``already_discarded``, ``bad_action`` (no card list),
@@ -202,9 +202,9 @@ def discard_options(state: GameState, seat: int) -> list[dict]:
 
 
 def cut_starter(state: GameState, events: list) -> None:
-    """Cut the starter from the top of the pack (RULES.md §2.5); a jack pegs the dealer 2 for
-    his heels, which may end the game (ACC 6.3b, RULES.md §4.3). Then the play begins: the
-    seat left of the dealer leads (RULES.md §3.1)."""
+    """Cut the starter from the top of the pack (docs/rules.md §2.5); a jack pegs the dealer 2 for
+    his heels, which may end the game (ACC 6.3b, docs/rules.md §4.3). Then the play begins: the
+    seat left of the dealer leads (docs/rules.md §3.1)."""
     state.starter = state.pack.pop(0)
     events.append({"type": "starter", "card": state.starter, "dealer": state.dealer})
     if CARDS[state.starter].rank == 11:

@@ -52,7 +52,7 @@ def new_game(
     first_dealer: int | None = None,
     decks: list[list[str]] | None = None,
 ) -> tuple[GameState, list[dict]]:
-    """Start a game: the cut for first deal (RULES.md §2.1), the first deal, ``discard`` phase.
+    """Start a game: the cut for first deal (docs/rules.md §2.1), the first deal, ``discard`` phase.
 
     Args:
         options: the :class:`GameOptions`.
@@ -88,7 +88,7 @@ def new_game(
 
 def _rematch(state: GameState, seat: int, action: dict, events: list) -> None:
     """A new game in the same room: game number +1, same options, seed and seats. First
-    dealer (RULES.md §2.1): with 2 players or 2 sides the loser of the previous game (in
+    dealer (docs/rules.md §2.1): with 2 players or 2 sides the loser of the previous game (in
     Lowball the one who reached the target) — in partnerships the losing side's first seat
     clockwise from the previous dealer's left; with 3 or 4 playing alone, a new cut."""
     if state.phase != "game_over":

@@ -1,27 +1,27 @@
-"""Game options (RULES.md §1)."""
+"""Game options (docs/rules.md §1)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
 TARGETS = (121, 61)
-"""The two game lengths, in holes (RULES.md §1.3)."""
+"""The two game lengths, in holes (docs/rules.md §1.3)."""
 
 
 @dataclass(frozen=True)
 class GameOptions:
-    """The options a game is played with (RULES.md §1.2, §1.3).
+    """The options a game is played with (docs/rules.md §1.2, §1.3).
 
     Attributes:
         players: 2, 3 or 4 seats.
         partnerships: 4 seats in two sides (0 and 2 against 1 and 3); needs ``players == 4``.
         target: 121 or 61 holes.
-        muggins: owners announce their counts and opponents may call (RULES.md §5).
-        lowball: the first to reach the target loses (RULES.md §7).
-        backup10: a hand or crib counting 0 moves its owner back 10 holes (RULES.md §6).
+        muggins: owners announce their counts and opponents may call (docs/rules.md §5).
+        lowball: the first to reach the target loses (docs/rules.md §7).
+        backup10: a hand or crib counting 0 moves its owner back 10 holes (docs/rules.md §6).
 
     Any combination of the three flags is accepted; with ``lowball`` the game is played
-    without Muggins (RULES.md §1.3), see :meth:`effective`.
+    without Muggins (docs/rules.md §1.3), see :meth:`effective`.
 
     Raises:
         ValueError: a bad value or combination, with a message saying which.
@@ -47,7 +47,7 @@ class GameOptions:
             raise ValueError(f"players must be 2, 3 or 4, not {self.players}")
         if self.partnerships and self.players != 4:
             raise ValueError(
-                f"partnerships need exactly 4 players, not {self.players} (RULES.md §1.2)"
+                f"partnerships need exactly 4 players, not {self.players} (docs/rules.md §1.2)"
             )
         if self.target not in TARGETS:
             raise ValueError(f"target must be 121 or 61, not {self.target}")
@@ -55,22 +55,22 @@ class GameOptions:
     # -- derived facts used throughout the engine -------------------------------------
     @property
     def sides(self) -> int:
-        """Number of scores: 2 in partnerships, else one per seat (RULES.md §1.4)."""
+        """Number of scores: 2 in partnerships, else one per seat (docs/rules.md §1.4)."""
         return 2 if self.partnerships else self.players
 
     @property
     def plays_muggins(self) -> bool:
-        """Whether Muggins is actually played: chosen and not Lowball (RULES.md §1.3)."""
+        """Whether Muggins is actually played: chosen and not Lowball (docs/rules.md §1.3)."""
         return self.muggins and not self.lowball
 
     @property
     def hand_size(self) -> int:
-        """Cards dealt to each seat: 6 with 2 players, else 5 (RULES.md §2.3)."""
+        """Cards dealt to each seat: 6 with 2 players, else 5 (docs/rules.md §2.3)."""
         return 6 if self.players == 2 else 5
 
     @property
     def discard_count(self) -> int:
-        """Cards each seat lays away to the crib: 2 with 2 players, else 1 (RULES.md §2.3)."""
+        """Cards each seat lays away to the crib: 2 with 2 players, else 1 (docs/rules.md §2.3)."""
         return 2 if self.players == 2 else 1
 
     def side_of(self, seat: int) -> int:
@@ -83,7 +83,7 @@ class GameOptions:
 
     # -- plain data --------------------------------------------------------------------
     def effective(self) -> GameOptions:
-        """The options as played: ``muggins`` is off when ``lowball`` is on (RULES.md §1.3)."""
+        """The options as played: ``muggins`` is off when ``lowball`` is on (docs/rules.md §1.3)."""
         return replace(self, muggins=False) if self.muggins and self.lowball else self
 
     def to_dict(self) -> dict:

@@ -1,8 +1,8 @@
 """Moving pegs: points, Back-up 10 moves and the end of the game.
 
 Every change of a score goes through :func:`peg` or :func:`backup`, which emit the events;
-:func:`peg` ends the game the instant a target is reached (RULES.md §4.3) and
-:func:`finish` settles the outcome (winner, draw, losers, skunks: RULES.md §4.4, §7).
+:func:`peg` ends the game the instant a target is reached (docs/rules.md §4.3) and
+:func:`finish` settles the outcome (winner, draw, losers, skunks: docs/rules.md §4.4, §7).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ def peg(
 ) -> bool:
     """Peg ``points`` holes to ``seat``'s side and emit a ``peg`` event.
 
-    The score stops at the target, and reaching it ends the game at once (RULES.md §4.3):
+    The score stops at the target, and reaching it ends the game at once (docs/rules.md §4.3):
     the game phase becomes ``game_over`` and a ``game_over`` event follows.
 
     Args:
         state: the (cloned) state to change.
         events: the event list to append to.
-        seat: the seat that scores (its side pegs; RULES.md §1.2).
+        seat: the seat that scores (its side pegs; docs/rules.md §1.2).
         points: holes, > 0 (a 0 is ignored: nothing is emitted).
         source: ``his_heels | play | go | last_card | hand | crib | muggins | penalty``.
         items: the breakdown, plain dicts ``{"kind", "cards", "points"}``.
@@ -49,10 +49,10 @@ def peg(
 
 
 def backup(state: GameState, events: list, seat: int, kind: str) -> None:
-    """Back-up 10: move ``seat``'s side back 10 holes, never below 0 (RULES.md §6.1, §6.2).
+    """Back-up 10: move ``seat``'s side back 10 holes, never below 0 (docs/rules.md §6.1, §6.2).
 
     Emits a ``backup`` event with the holes actually moved (0..10). Never ends the game
-    (RULES.md §6.3).
+    (docs/rules.md §6.3).
     """
     side = state.side_of(seat)
     before = state.scores[side]
@@ -68,7 +68,7 @@ def backup(state: GameState, events: list, seat: int, kind: str) -> None:
 
 
 def skunk_level(score: int, target: int) -> str:
-    """A loser's skunk level (RULES.md §4.4): to 121, ``"double"`` at 60 or less,
+    """A loser's skunk level (docs/rules.md §4.4): to 121, ``"double"`` at 60 or less,
     ``"skunk"`` at 90 or less; to 61, ``"skunk"`` at 30 or less; else ``"none"``."""
     if target == 121:
         if score <= 60:
@@ -78,7 +78,7 @@ def skunk_level(score: int, target: int) -> str:
 
 
 def finish(state: GameState, events: list, reached: int) -> None:
-    """End the game: side ``reached`` has just reached the target (RULES.md §4.3).
+    """End the game: side ``reached`` has just reached the target (docs/rules.md §4.3).
 
     Normal play: ``reached`` wins; every other side loses and is judged for skunks on its
     own (§4.4). Lowball (§7): ``reached`` loses; the fewest points among the others wins;

@@ -1,4 +1,4 @@
-"""The play (RULES.md §3): laying cards, go, 31, the count reset and last card."""
+"""The play (docs/rules.md §3): laying cards, go, 31, the count reset and last card."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .state import CARDS, VALUES, GameState, canonical
 
 
 def can_play(state: GameState, seat: int) -> bool:
-    """Whether ``seat`` holds a card that keeps the count at 31 or under (RULES.md §3.2)."""
+    """Whether ``seat`` holds a card that keeps the count at 31 or under (docs/rules.md §3.2)."""
     room = 31 - state.count
     return any(VALUES[c] <= room for c in state.hands[seat])
 
@@ -32,7 +32,7 @@ def playable(state: GameState, seat: int) -> list[str]:
 
 
 def play_card(state: GameState, seat: int, action: dict, events: list) -> None:
-    """``seat`` lays ``action["card"]``; pegs what it makes (RULES.md §3.5), then moves the
+    """``seat`` lays ``action["card"]``; pegs what it makes (docs/rules.md §3.5), then moves the
     play on: go, 31, the count reset, last card, and the show when all cards are played.
 
     Raises:
@@ -83,7 +83,7 @@ def _holding(state: GameState) -> list[int]:
 
 def advance(state: GameState, events: list) -> None:
     """After a card: find who plays next, declaring go for every seat that holds cards but
-    cannot play (RULES.md §3.2, §3.3); when nobody can play, peg the go (1) to the player
+    cannot play (docs/rules.md §3.2, §3.3); when nobody can play, peg the go (1) to the player
     who laid the last card unless the count is 31 (already pegged 2), reset the count, and
     let the next seat clockwise with cards lead (§3.4). The last card of the play pegs 1
     unless it made 31 (§3.6); then the show begins."""
@@ -110,7 +110,7 @@ def advance(state: GameState, events: list) -> None:
             if not state.go[seat] and seat != last:
                 state.go[seat] = True
                 events.append({"type": "go", "seat": seat})
-        # Nobody can play: the last player pegs 1 for the go (RULES.md §3.3).
+        # Nobody can play: the last player pegs 1 for the go (docs/rules.md §3.3).
         item = {"kind": "go", "cards": [], "points": 1}
         if peg(state, events, last, 1, "go", [item]):
             return

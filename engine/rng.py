@@ -5,7 +5,7 @@ modulo bias) turns it into a permutation. Given a secret seed of 128 bits or mor
 shuffles are as unpredictable as SHA-256 is; given the same seed, they are reproducible.
 
 Each deal has its own shuffle, derived from ``(seed, game number, deal number)``; each round
-of the cut for first deal (RULES.md §2.1) from ``(seed, game number, round)``.
+of the cut for first deal (docs/rules.md §2.1) from ``(seed, game number, round)``.
 """
 
 from __future__ import annotations
@@ -79,6 +79,6 @@ def deal_deck(seed: str | int, game_number: int, deal_number: int) -> list[str]:
 
 def cut_cards(seed: str | int, game_number: int, cut_round: int, count: int) -> list[str]:
     """``count`` distinct cards cut from a pack shuffled for one round of the cut for
-    first deal (RULES.md §2.1); ``cut_round`` is 1, then 2, ... for re-cuts after ties."""
+    first deal (docs/rules.md §2.1); ``cut_round`` is 1, then 2, ... for re-cuts after ties."""
     deck = shuffle(_DECK_TEXT, _key(check_seed(seed), "cut", game_number, cut_round))
     return deck[:count]

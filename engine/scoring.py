@@ -3,8 +3,8 @@
 Public functions:
 
 * :func:`score_hand` counts a four-card hand or crib with the starter, as in the show
-  (ACC rules; RULES.md §4.2).
-* :func:`score_pegging` scores the card just laid in the play (ACC rules; RULES.md §3.5).
+  (ACC rules; docs/rules.md §4.2).
+* :func:`score_pegging` scores the card just laid in the play (ACC rules; docs/rules.md §3.5).
 * :func:`hand_total` is :func:`score_hand`'s total without checks or breakdown, for hot loops.
 
 Both scorers return a :class:`Score`: the total and a breakdown of :class:`ScoreItem`.
@@ -139,7 +139,7 @@ def _rank_items(cards: Sequence[Card]) -> list[ScoreItem]:
     Returns:
         Every fifteen (each distinct set of cards worth 15, 2 points), one ``pair`` item per
         rank held two or more times (2, 6 or 12 points), and every distinct run of three or
-        more (one card of each rank, its length in points). RULES.md §4.2.
+        more (one card of each rank, its length in points). docs/rules.md §4.2.
     """
     items: list[ScoreItem] = []
     values = [c.value for c in cards]
@@ -173,7 +173,7 @@ def _rank_items(cards: Sequence[Card]) -> list[ScoreItem]:
 
 
 def _suit_items(hand: Sequence[Card], starter: Card, crib: bool) -> list[ScoreItem]:
-    """Flush and his nobs for a four-card ``hand`` with ``starter`` (RULES.md §4.2)."""
+    """Flush and his nobs for a four-card ``hand`` with ``starter`` (docs/rules.md §4.2)."""
     items: list[ScoreItem] = []
     suit = hand[0].suit
     if all(c.suit == suit for c in hand):
@@ -292,7 +292,7 @@ def score_hand(hand: Iterable[Card | str], starter: Card | str, *, crib: bool = 
     Fifteens 2 each; pairs 2 each (pair royal 6, double pair royal 12); every distinct run of
     three or more scores its length; a flush of the four hand cards scores 4, or 5 with the
     starter — in the crib only the five-card flush counts; his nobs (a jack of the starter's
-    suit in the hand) scores 1. Sources: ACC rules, RULES.md §4.2.
+    suit in the hand) scores 1. Sources: ACC rules, docs/rules.md §4.2.
 
     Args:
         hand: four cards (``Card`` or card text such as ``"5H"``), in any order.
@@ -338,7 +338,7 @@ def score_hand(hand: Iterable[Card | str], starter: Card | str, *, crib: bool = 
             if five[i].suit == five[j].suit:
                 raise ValueError(f"a hand and its starter must be five different cards ({five[i]})")
     suit = a.suit
-    if b.suit == suit and c.suit == suit and d.suit == suit:  # flush (RULES.md §4.2)
+    if b.suit == suit and c.suit == suit and d.suit == suit:  # flush (docs/rules.md §4.2)
         if starter.suit == suit:
             points += 5
         elif not crib:
@@ -364,7 +364,7 @@ def hand_total(hand: Sequence[Card], starter: Card, crib: bool = False) -> int:
 
     Returns:
         The count in holes (0..29), the same as ``score_hand(hand, starter, crib=crib).total``
-        (RULES.md §4.2).
+        (docs/rules.md §4.2).
     """
     a, b, c, d = hand
     ra, rb, rc, rd, rs = a.rank, b.rank, c.rank, d.rank, starter.rank
@@ -390,7 +390,7 @@ def score_pegging(pile: Iterable[Card | str]) -> Score:
     The count reaching 15 scores 2 and reaching 31 scores 2; the last card pairing the one
     before it scores 2, three of a rank in a row 6, four 12; the last ``k >= 3`` cards forming
     a run in any order score ``k`` (the longest such run). Go and last card are not scored here.
-    Sources: ACC rules, RULES.md §3.5.
+    Sources: ACC rules, docs/rules.md §3.5.
 
     Args:
         pile: the cards of the current count (since the last reset), oldest first.

@@ -1,4 +1,4 @@
-"""The show (RULES.md §4.1, §4.2), Back-up 10 (§6) and Muggins (§5).
+"""The show (docs/rules.md §4.1, §4.2), Back-up 10 (§6) and Muggins (§5).
 
 Without Muggins the whole show is counted inside the call that ends the play, then the next
 deal follows. With Muggins the game enters the ``show`` phase: for each hand, then the crib,
@@ -28,16 +28,16 @@ CALLS = ("accept", "muggins", "overcount")
 
 
 def answer_actions(ref: int | None) -> list[dict]:
-    """The three ``answer`` actions for a pending announcement (RULES.md §5.2), each naming
+    """The three ``answer`` actions for a pending announcement (docs/rules.md §5.2), each naming
     the announcement's ``ref`` (absent only for a state stored before answers carried one)."""
     if ref is None:
         return [{"type": "answer", "call": c} for c in CALLS]
     return [{"type": "answer", "call": c, "ref": ref} for c in CALLS]
-"""An opponent's answers to an announcement (RULES.md §5.2)."""
+"""An opponent's answers to an announcement (docs/rules.md §5.2)."""
 
 
 def show_steps(state: GameState) -> list[dict]:
-    """The show's order (RULES.md §4.1): each seat from the dealer's left clockwise, the
+    """The show's order (docs/rules.md §4.1): each seat from the dealer's left clockwise, the
     dealer's hand last, then the crib: ``[{"seat", "kind": "hand" | "crib"}]``."""
     n, dealer = state.players, state.dealer
     steps = [{"seat": (dealer + k) % n, "kind": "hand"} for k in range(1, n + 1)]
@@ -102,7 +102,7 @@ def _counted(event: dict, pegged: int, **extra) -> dict:
 
 
 def next_deal(state: GameState, events: list) -> None:
-    """The deal passes to the left (RULES.md §2.2) and the next hand is dealt."""
+    """The deal passes to the left (docs/rules.md §2.2) and the next hand is dealt."""
     state.last_show = state.show_counted
     state.show_counted = []
     state.dealer = (state.dealer + 1) % state.players
@@ -135,7 +135,7 @@ def announcement_ref(state: GameState) -> int:
 
 def opponents(state: GameState, owner: int) -> list[int]:
     """Seats that may answer ``owner``'s announcement: every seat not on the owner's side,
-    clockwise from the owner's left (RULES.md §5.2: partners never answer each other)."""
+    clockwise from the owner's left (docs/rules.md §5.2: partners never answer each other)."""
     n, side = state.players, state.side_of(owner)
     seats = [(owner + k) % n for k in range(1, n)]
     return [s for s in seats if state.side_of(s) != side]
@@ -149,7 +149,7 @@ def _need_show(state: GameState, what: str) -> dict:
 
 def announce(state: GameState, seat: int, action: dict, events: list) -> None:
     """The owner of the pending hand (the dealer for the crib) announces its count
-    (RULES.md §5.1).
+    (docs/rules.md §5.1).
 
     Raises:
         RulesError: ``wrong_phase``, ``not_your_turn`` (not the owner), ``already_announced``,
@@ -170,7 +170,7 @@ def announce(state: GameState, seat: int, action: dict, events: list) -> None:
 
 def answer(state: GameState, seat: int, action: dict, events: list) -> None:
     """An opponent answers the pending announcement: ``accept``, ``muggins`` or
-    ``overcount`` (RULES.md §5.2). The first ``muggins`` or ``overcount``, or the last
+    ``overcount`` (docs/rules.md §5.2). The first ``muggins`` or ``overcount``, or the last
     ``accept``, settles the step.
 
     An answer may carry ``"ref"``: the ``ref`` of the pending announcement it answers
@@ -197,7 +197,9 @@ def answer(state: GameState, seat: int, action: dict, events: list) -> None:
     if pending["announced"] is None:
         raise RulesError(NOTHING_TO_ANSWER, "the count has not been announced yet")
     if state.side_of(seat) == state.side_of(pending["seat"]):
-        raise RulesError(NOT_AN_OPPONENT, "the owner and partners never answer (RULES.md §5.2)")
+        raise RulesError(
+            NOT_AN_OPPONENT, "the owner and partners never answer (docs/rules.md §5.2)"
+        )
     if seat not in pending["awaiting"]:
         raise RulesError(ALREADY_ANSWERED, f"seat {seat} has already answered")
     call = action.get("call")
@@ -213,7 +215,7 @@ def answer(state: GameState, seat: int, action: dict, events: list) -> None:
 
 
 def answer_timeout(state: GameState, events: list) -> None:
-    """The answer window ran out: whoever has not answered accepts (RULES.md §5.2).
+    """The answer window ran out: whoever has not answered accepts (docs/rules.md §5.2).
 
     Raises:
         RulesError: ``wrong_phase``, ``nothing_to_answer`` (no announcement awaiting answers).
@@ -225,7 +227,7 @@ def answer_timeout(state: GameState, events: list) -> None:
 
 
 def settle(state: GameState, events: list, call: str, caller: int | None) -> None:
-    """Settle the pending step (RULES.md §5.3, §5.4, §6.4).
+    """Settle the pending step (docs/rules.md §5.3, §5.4, §6.4).
 
     With T the true count and N the announced one: the owner pegs N, or T after a correct
     overcount; a correct muggins pegs T-N to the caller's side; a wrong call pegs the owner

@@ -61,14 +61,14 @@ class GameState:
         deal_number: 1 for the first deal of the game.
         dealer: seat of the dealer of the current deal.
         phase: ``"discard"``, ``"play"``, ``"show"`` (Muggins only) or ``"game_over"``.
-        scores: holes per side (RULES.md §1.4).
+        scores: holes per side (docs/rules.md §1.4).
         previous_scores: per side, the score before that side's last move (the back peg).
         hands: per seat, the cards still held.
         kept: per seat, the four cards kept for the show (empty until the seat discards).
         discards: per seat, the cards laid away to the crib this deal.
         crib: the crib's cards so far (3 players: the pack card first).
         crib_card: 3 players: the card dealt from the pack into the crib, else ``None``.
-        starter: the starter, ``None`` until cut (RULES.md §2.5).
+        starter: the starter, ``None`` until cut (docs/rules.md §2.5).
         pack: the undealt cards, top first; the starter is cut from the top.
         pile: ``[{"seat", "card"}]`` of the current count, oldest first.
         played: ``[{"seat", "card"}]`` every card laid this deal, in order.
@@ -76,7 +76,7 @@ class GameState:
         go: per seat, has said go in the current count.
         turn: seat to play in the play phase, else ``None``.
         last_player: seat that laid the most recent card of the current count, or ``None``.
-        show_order: the show's steps still to count, ``[{"seat", "kind"}]`` (RULES.md §4.1).
+        show_order: the show's steps still to count, ``[{"seat", "kind"}]`` (docs/rules.md §4.1).
         show_counted: the hands and crib counted this deal, as shown in the view.
         show_pending: under Muggins, the step being announced / answered, or ``None``.
         revealed: seats whose kept hands are public this deal (the show has begun for them).
@@ -122,11 +122,11 @@ class GameState:
 
     @property
     def rules(self) -> GameOptions:
-        """The effective options (RULES.md §1.3)."""
+        """The effective options (docs/rules.md §1.3)."""
         return self.options.effective()
 
     def side_of(self, seat: int) -> int:
-        """The side (score index) of ``seat`` (RULES.md §1.2)."""
+        """The side (score index) of ``seat`` (docs/rules.md §1.2)."""
         return self.options.side_of(seat)
 
     # -- copying and plain data -----------------------------------------------------------

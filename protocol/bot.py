@@ -33,7 +33,7 @@ TOO_LATE = frozenset(
     ["nothing_to_answer", "already_answered", "wrong_phase", "not_an_opponent", "game_over",
      "stale_answer"]
 )
-"""Reject codes that mean "another seat got there first" (RULES.md §5.2): carry on."""
+"""Reject codes that mean "another seat got there first" (docs/rules.md §5.2): carry on."""
 
 
 class BotError(Exception):

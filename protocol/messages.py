@@ -53,7 +53,7 @@ class GameOptionsModel(_Model):
     """Options of a game (``engine.GameOptions`` as plain data).
 
     ``players`` 2..4; ``partnerships`` needs 4 players; ``target`` 121 or 61. Muggins with
-    Lowball is accepted and played without Muggins (RULES.md §1.3).
+    Lowball is accepted and played without Muggins (docs/rules.md §1.3).
     """
 
     players: Literal[2, 3, 4] = 2

@@ -194,7 +194,7 @@ class Sweeper:
 
     async def _answer_timeout(self, deadline: Deadline) -> None:
         """The answer window ran out: apply ``answer_timeout`` if that same announcement is
-        still waiting for answers (RULES.md §5.2)."""
+        still waiting for answers (docs/rules.md §5.2)."""
         marker = deadline.payload.get("marker")
 
         def still_due(record: RoomRecord) -> bool:

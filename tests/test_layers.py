@@ -1,4 +1,4 @@
-"""The layers import downwards only: engine <- protocol <- server (ARCHITECTURE.md)."""
+"""The layers import downwards only: engine <- protocol <- server (docs/architecture.md)."""
 
 from __future__ import annotations
 

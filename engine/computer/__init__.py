@@ -1,4 +1,4 @@
-"""Computer players: pick an action from a seat's view (issue 4; ARCHITECTURE.md).
+"""Computer players: pick an action from a seat's view (issue 4; docs/architecture.md).
 
 Two public functions, both pure (no I/O, no clock, standard library only) and both given
 nothing but what a human seat gets — ``engine.view(state, seat)`` and
@@ -15,9 +15,9 @@ Levels:
 ``"standard"``
     Discards by expected value over every starter it cannot see, counting the kept cards
     exactly and the crib from a table (:mod:`.discard`); pegs with a one-reply lookahead
-    (:mod:`.pegging`); in Lowball (RULES.md §7) it plays for the fewest points; under Muggins
+    (:mod:`.pegging`); in Lowball (docs/rules.md §7) it plays for the fewest points; under Muggins
     it announces its true count and calls ``muggins`` / ``overcount`` on every wrong
-    announcement (RULES.md §5, :mod:`.muggins`).
+    announcement (docs/rules.md §5, :mod:`.muggins`).
 ``"easy"``
     Any legal discard or card, at random (seeded). Under Muggins it too announces its true
     count (issue 4), accepts right announcements and overlooks half of the wrong ones on

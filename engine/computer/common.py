@@ -1,7 +1,7 @@
 """Shared helpers for the computer players: card text, unseen cards, fast rank-only counts.
 
 Everything here works on the plain data of a seat's ``view`` (card texts such as ``"5H"``,
-``"TD"``), never on a game state. Counting follows RULES.md §3.5 (the play) and §4.2 (the
+``"TD"``), never on a game state. Counting follows docs/rules.md §3.5 (the play) and §4.2 (the
 show); the rank-only tables are cross-checked against :func:`engine.scoring.hand_total` in
 ``tests/engine/test_computer.py``.
 """
@@ -31,7 +31,7 @@ def suit_of(card: str) -> str:
 
 
 def value_of(rank: int) -> int:
-    """Counting value of a rank: ace 1, 2..10 face value, J Q K 10 (RULES.md §3.5)."""
+    """Counting value of a rank: ace 1, 2..10 face value, J Q K 10 (docs/rules.md §3.5)."""
     return 10 if rank >= 10 else rank
 
 
@@ -91,7 +91,7 @@ def suit_counts(cards: Iterable[str]) -> dict[str, int]:
 
 
 def rank_points(ranks: Sequence[int]) -> int:
-    """Fifteens, pairs and runs among some ranks, as in the show (RULES.md §4.2).
+    """Fifteens, pairs and runs among some ranks, as in the show (docs/rules.md §4.2).
 
     Args:
         ranks: ranks 1..13, any order, at most four of a rank.
@@ -135,7 +135,7 @@ FIVE_RANKS: dict[tuple[int, ...], int] = _build_five_table()
 
 
 def pegging_points(ranks: Sequence[int], count: int) -> int:
-    """Points for the last card laid on a pile (RULES.md §3.5), ranks only.
+    """Points for the last card laid on a pile (docs/rules.md §3.5), ranks only.
 
     Args:
         ranks: ranks of the cards of the current count, oldest first, last one just laid.

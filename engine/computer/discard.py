@@ -1,4 +1,4 @@
-"""Choosing the discard to the crib by expected value (issue 4; RULES.md §2.3, §4.2).
+"""Choosing the discard to the crib by expected value (issue 4; docs/rules.md §2.3, §4.2).
 
 For each legal discard the ``standard`` player computes
 
@@ -14,7 +14,7 @@ The value of a choice is ``hand + w * crib`` with ``w = +1`` when the crib belon
 seat's side (the dealer or, in partnerships, the dealer's partner), ``w = -1`` when it
 belongs to the only opposing side, and ``w = -1 / (number of opposing players)`` with three
 or four playing alone (points given to one of several opponents hurt less). In Lowball
-(RULES.md §7) the player minimises the same value.
+(docs/rules.md §7) the player minimises the same value.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def crib_average(discards: tuple[str, ...]) -> float:
             ``52 - len(discards)`` cards.
 
     Returns:
-        Expected crib count in holes (RULES.md §4.2: crib flush only with the starter).
+        Expected crib count in holes (docs/rules.md §4.2: crib flush only with the starter).
         Memoised on the card texts; the rank part is shared by every suit combination.
     """
     ranks = tuple(sorted(rank_of(c) for c in discards))
@@ -64,7 +64,7 @@ def crib_average(discards: tuple[str, ...]) -> float:
     value = _rank_part(ranks, others)
     pool = 52 - len(discards)
     suits = [suit_of(c) for c in discards]
-    # Flush: every crib card and the starter of one suit (RULES.md §4.2).
+    # Flush: every crib card and the starter of one suit (docs/rules.md §4.2).
     if len(set(suits)) == 1:
         same = 13 - len(suits)
         value += 5 * comb(same, others + 1) / comb(pool, others + 1)
@@ -94,7 +94,7 @@ def hand_average(kept: list[str], unseen: list[str]) -> float:
         unseen: every card the seat cannot see (each equally likely to be the starter).
 
     Returns:
-        Expected count in holes (RULES.md §4.2), flush and nobs included.
+        Expected count in holes (docs/rules.md §4.2), flush and nobs included.
     """
     n = len(unseen)
     ranks = [rank_of(c) for c in kept]

@@ -3,7 +3,7 @@
 A client over the wire holds only its seat's ``view`` (a snapshot plus JSON patches), never
 the game state, so it cannot call :func:`engine.legal_actions`. :func:`legal_from_view`
 gives the same list from the view: everything it needs is in what the seat may see
-(RULES.md §2.3 deal sizes, §3.2 the compulsory play, §5 Muggins).
+(docs/rules.md §2.3 deal sizes, §3.2 the compulsory play, §5 Muggins).
 """
 
 from __future__ import annotations

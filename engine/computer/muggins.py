@@ -1,4 +1,4 @@
-"""Announcing and answering counts under Muggins (issue 4; RULES.md §5).
+"""Announcing and answering counts under Muggins (issue 4; docs/rules.md §5).
 
 Everything needed is public in the seat's view while a hand is pending: the pending hand's
 four cards (``view["show"]["pending"]["cards"]``), whether it is the crib, and the starter.
@@ -17,7 +17,7 @@ def pending_true_count(view: dict) -> int | None:
         view: a seat's view in the ``show`` phase.
 
     Returns:
-        0..29 (RULES.md §4.2; a crib scores a flush only with the starter), or ``None`` when
+        0..29 (docs/rules.md §4.2; a crib scores a flush only with the starter), or ``None`` when
         no hand is pending or the starter is unknown.
     """
     pending = (view.get("show") or {}).get("pending")
@@ -28,7 +28,7 @@ def pending_true_count(view: dict) -> int | None:
 
 
 def announce(view: dict, legal: list[dict]) -> dict | None:
-    """The legal announcement of the true count (RULES.md §5.1), or ``None`` if none is legal.
+    """The legal announcement of the true count (docs/rules.md §5.1), or ``None`` if none is legal.
 
     If the exact count were somehow not offered, the closest offered number is taken.
     """
@@ -42,7 +42,7 @@ def announce(view: dict, legal: list[dict]) -> dict | None:
 
 
 def correct_call(view: dict) -> str | None:
-    """The right answer to the pending announcement (RULES.md §5.2–5.3).
+    """The right answer to the pending announcement (docs/rules.md §5.2–5.3).
 
     Returns:
         ``"muggins"`` when the announced count N is below the true count T, ``"overcount"``

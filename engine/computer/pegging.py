@@ -1,11 +1,11 @@
-"""Choosing a card in the play (issue 4; RULES.md §3).
+"""Choosing a card in the play (issue 4; docs/rules.md §3).
 
 The ``standard`` player scores every playable card with a one-reply lookahead:
 
 ``value = points now + P(next player is stuck) * 1 - E[best reply's points] + small tie-breaks``
 
-* **points now**: fifteen, 31, pair / pair royal / double pair royal, runs (RULES.md §3.5),
-  plus a large bonus when they reach the target (the game ends at once, RULES.md §4.3);
+* **points now**: fifteen, 31, pair / pair royal / double pair royal, runs (docs/rules.md §3.5),
+  plus a large bonus when they reach the target (the game ends at once, docs/rules.md §4.3);
 * **best reply**: the next seat to play holds a random subset (its hand size) of the cards
   this seat cannot see; the expected value of its best-scoring reply is computed exactly from
   the hypergeometric chances of it holding each rank. That one number covers leaving a
@@ -16,7 +16,7 @@ The ``standard`` player scores every playable card with a one-reply lookahead:
 * tie-breaks: keep low cards for the end of a count (they win gos), lead from a pair (the
   pair-royal trap), never lead a five.
 
-In Lowball (RULES.md §7) the player minimises its own points: it takes the card with the
+In Lowball (docs/rules.md §7) the player minimises its own points: it takes the card with the
 fewest points now and the smallest chance of being left with the go, and does not mind
 what it offers the next player (who also wants to score little).
 """
@@ -32,7 +32,7 @@ _PARTNER_WEIGHT = 0.7
 def _next_player(view: dict) -> int | None:
     """The seat that plays after this one in the current count, or ``None`` if nobody can.
 
-    RULES.md §3.1/§3.3: clockwise, skipping seats with no cards and seats that said go.
+    docs/rules.md §3.1/§3.3: clockwise, skipping seats with no cards and seats that said go.
     """
     n = view["players"]
     seat = view["seat"]

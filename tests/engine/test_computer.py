@@ -289,7 +289,7 @@ def test_lowball_takes_no_points_it_can_avoid() -> None:
 
 
 def test_standard_plays_the_winning_card() -> None:
-    """At 119 a pair wins the game on the spot (RULES.md §4.3), even if a fifteen elsewhere
+    """At 119 a pair wins the game on the spot (docs/rules.md §4.3), even if a fifteen elsewhere
     would score the same."""
     view = play_view(["9C", "5S"], ["9H"], scores=[100, 119])
     assert decide(view, plays(["9C", "5S"], pile=["9H"]), "standard")["card"] == "9C"
@@ -462,7 +462,7 @@ def test_muggins_calls() -> None:
     assert decide(view, ANSWERS, "standard") == {"type": "answer", "call": "overcount"}
     hint = suggest(view, ANSWERS)
     assert hint["true_count"] == 0 and hint["call"] == "overcount"
-    # A crib flush needs the starter (RULES.md §4.2): announcing 4 for one is an overcount.
+    # A crib flush needs the starter (docs/rules.md §4.2): announcing 4 for one is an overcount.
     view = muggins_view(["QS", "KS", "AS", "2S"], "8D", 4, kind="crib")
     assert decide(view, ANSWERS, "standard")["call"] == "overcount"
 

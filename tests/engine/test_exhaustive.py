@@ -11,7 +11,7 @@ numbers are the published ones, copied here — never computed by the code under
   (a four-card flush scores nothing there).
 
 Both were also reproduced with an independent brute-force count before being written down.
-Rules: ACC; RULES.md §4.2. Issue 2 asks for the whole table in a test; it is marked slow
+Rules: ACC; docs/rules.md §4.2. Issue 2 asks for the whole table in a test; it is marked slow
 (about half a minute on the 2-core machine of docs/performance.md).
 """
 
@@ -94,7 +94,7 @@ def test_crib_zeros_reproduce_the_published_figure() -> None:
     """As a crib, 1,022,208 pairs count zero.
 
     A crib counts like a hand except that a four-card flush without the starter's suit
-    scores nothing (RULES.md §4.2), so only those pairs can change: the crib zeros are the
+    scores nothing (docs/rules.md §4.2), so only those pairs can change: the crib zeros are the
     published hand zeros plus the four-card-flush pairs whose count drops to zero. Each of
     those 137,280 pairs is counted both ways here.
     """

@@ -28,7 +28,7 @@ def test_bad_options(kwargs: dict) -> None:
 
 
 def test_options_plain_data() -> None:
-    """RULES.md §1.3: any combination is accepted; lowball turns muggins off in effect."""
+    """docs/rules.md §1.3: any combination is accepted; lowball turns muggins off in effect."""
     opts = GameOptions(players=4, partnerships=True, target=61, muggins=True, lowball=True)
     assert GameOptions.from_dict(opts.to_dict()) == opts
     assert opts.effective().to_dict() == dict(opts.to_dict(), muggins=False)
@@ -56,7 +56,7 @@ def test_shuffle_is_roughly_uniform() -> None:
 
 
 def test_cut_for_first_deal() -> None:
-    """RULES.md §2.1: lowest rank deals, ties cut again among the tied seats."""
+    """docs/rules.md §2.1: lowest rank deals, ties cut again among the tied seats."""
     for seed in range(200):
         dealer, rounds = cut_for_dealer(seed, 1, [0, 1, 2, 3])
         contenders = [0, 1, 2, 3]
@@ -137,7 +137,7 @@ def _finish_deal(state: GameState) -> GameState:
 
 # -- rematch ------------------------------------------------------------------------------
 def test_rematch_loser_deals_first() -> None:
-    """RULES.md §2.1: with 2 players the loser of the previous game deals first."""
+    """docs/rules.md §2.1: with 2 players the loser of the previous game deals first."""
     state, _ = heels_win(GameOptions(), [119, 0], dealer=0)
     assert engine.legal_actions(state, 1) == [{"type": "rematch"}]
     state, events = engine.apply(state, 1, {"type": "rematch"})

@@ -28,7 +28,7 @@ from engine import score_hand, score_pegging
     ],
 )
 def test_hand_counts(hand: str, starter: str, crib: bool, total: int) -> None:
-    """RULES.md §4.2 (ACC): the hand and crib cases of issue 2."""
+    """docs/rules.md §4.2 (ACC): the hand and crib cases of issue 2."""
     assert score_hand(hand.split(), starter, crib=crib).total == total
 
 
@@ -42,13 +42,13 @@ def test_hand_counts(hand: str, starter: str, crib: bool, total: int) -> None:
     ],
 )
 def test_play_scores(pile: list[str], last_scores: list[int]) -> None:
-    """RULES.md §3.5: each card of the play scores only with the cards of its count."""
+    """docs/rules.md §3.5: each card of the play scores only with the cards of its count."""
     got = [score_pegging(pile[: i + 1]).total for i in range(len(pile))]
     assert got == last_scores
 
 
 def test_dealer_at_119_turns_a_jack_and_wins_on_his_heels() -> None:
-    """RULES.md §2.5, §4.3 (ACC 6.3b): his heels ends the game before any card is played."""
+    """docs/rules.md §2.5, §4.3 (ACC 6.3b): his heels ends the game before any card is played."""
     state, _ = stacked(dealer=0, deals=[{"starter": "JH"}], scores=[119, 80])
     hand0, hand1 = state.hands
     state, events = discard_all(state, {0: hand0[:2], 1: hand1[:2]})
@@ -68,7 +68,7 @@ def go_deal() -> dict:
 
 
 def test_after_a_go_the_other_player_leads_and_the_play_goes_on() -> None:
-    """RULES.md §3.3, §3.4: 2 players, both hold cards and neither can play at 29: that is a
+    """docs/rules.md §3.3, §3.4: 2 players, both hold cards and neither can play at 29: that is a
     go; the one who laid the last card pegs 1 and the other leads; play goes on until all
     cards are played, the last card pegging 1 (§3.6)."""
     state, _ = stacked(dealer=0, deals=[go_deal()])
@@ -86,7 +86,7 @@ def test_after_a_go_the_other_player_leads_and_the_play_goes_on() -> None:
     assert state.turn == 0
     state, events = play_cards(state, ["8D"])
     assert pegs(events)[0] == (0, 1, "last_card")
-    # the show follows at once (no Muggins), then the next deal by seat 1 (RULES.md §2.2)
+    # the show follows at once (no Muggins), then the next deal by seat 1 (docs/rules.md §2.2)
     assert [e["type"] for e in events][:4] == ["play", "peg", "count_reset", "show_hand"]
     assert of_type(events, "count_reset")[-1]["next"] is None
     assert state.phase == "discard" and state.deal_number == 2 and state.dealer == 1

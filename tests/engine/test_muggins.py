@@ -1,4 +1,4 @@
-"""Muggins (RULES.md §5), with Back-up 10 (§6.4) and Lowball (§1.3)."""
+"""Muggins (docs/rules.md §5), with Back-up 10 (§6.4) and Lowball (§1.3)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def answer(state, seat, call):
 
 
 def test_show_begins_with_all_kept_hands_public_but_not_the_crib() -> None:
-    """RULES.md §5.1, the brief: every kept hand is visible once the show begins."""
+    """docs/rules.md §5.1, the brief: every kept hand is visible once the show begins."""
     state = to_show()
     assert state.show_pending["seat"] == 1 and state.show_pending["kind"] == "hand"
     for seat in (0, 1, None):
@@ -58,7 +58,7 @@ def test_show_begins_with_all_kept_hands_public_but_not_the_crib() -> None:
     ],
 )
 def test_each_call(announced, call, pone_pegs, dealer_pegs, correct) -> None:
-    """RULES.md §5.2, §5.3: the owner pegs N (T after a correct overcount); a correct
+    """docs/rules.md §5.2, §5.3: the owner pegs N (T after a correct overcount); a correct
     muggins pegs T-N to the caller; a wrong call pegs 2 to the owner and N stands."""
     state = to_show(scores=[0, 0])
     state, events = announce(state, 1, announced)
@@ -86,7 +86,7 @@ def test_each_call(announced, call, pone_pegs, dealer_pegs, correct) -> None:
 
 
 def test_zero_hand_moves_back_after_its_announced_points() -> None:
-    """RULES.md §6.4: true count 0 moves back even when points were announced, after they
+    """docs/rules.md §6.4: true count 0 moves back even when points were announced, after they
     are pegged; a correct overcount leaves nothing to peg."""
     state = to_show(GameOptions(muggins=True, backup10=True), scores=[30, 0])
     state, _ = announce(state, 1, 20)
@@ -108,7 +108,7 @@ def test_zero_hand_moves_back_after_its_announced_points() -> None:
 
 
 def test_scoring_hand_announced_zero_does_not_move_back() -> None:
-    """RULES.md §6.4: a hand with true count above 0 never moves back."""
+    """docs/rules.md §6.4: a hand with true count above 0 never moves back."""
     state = to_show(GameOptions(muggins=True, backup10=True), scores=[0, 15])
     state, _ = announce(state, 1, 0)
     state, events = answer(state, 0, "accept")
@@ -117,7 +117,7 @@ def test_scoring_hand_announced_zero_does_not_move_back() -> None:
 
 
 def test_game_end_order_owner_first() -> None:
-    """RULES.md §5.4: the owner's points are pegged first; if they reach the target the
+    """docs/rules.md §5.4: the owner's points are pegged first; if they reach the target the
     muggins caller pegs nothing."""
     state = to_show(scores=[110, 105])
     state, _ = announce(state, 1, 16)
@@ -197,7 +197,7 @@ def partnership_show():
 
 
 def test_partners_never_answer() -> None:
-    """RULES.md §5.2: partners never answer each other; every opponent must answer (or the
+    """docs/rules.md §5.2: partners never answer each other; every opponent must answer (or the
     window runs out) before an all-accept settles."""
     state = partnership_show()
     assert state.show_pending["seat"] == 0
@@ -220,7 +220,7 @@ def test_partners_never_answer() -> None:
 
 
 def test_three_players_first_call_settles() -> None:
-    """RULES.md §5.2: the step ends on the first muggins or overcount call."""
+    """docs/rules.md §5.2: the step ends on the first muggins or overcount call."""
     opts = GameOptions(players=3, muggins=True)
     state, _ = stacked(opts, dealer=0, deals=[{"starter": "KD"}])
     state, _ = discard_all(state, {s: state.hands[s][:1] for s in range(3)})
@@ -234,7 +234,7 @@ def test_three_players_first_call_settles() -> None:
 
 
 def test_lowball_with_muggins_plays_without_muggins() -> None:
-    """RULES.md §1.3: lowball + muggins is played without Muggins; the view says so."""
+    """docs/rules.md §1.3: lowball + muggins is played without Muggins; the view says so."""
     opts = GameOptions(muggins=True, lowball=True)
     assert opts.effective().muggins is False
     state, events = zero_deal_lowball(opts)

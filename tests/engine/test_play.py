@@ -1,4 +1,4 @@
-"""The play for 2, 3 and 4 players and partnerships (RULES.md §3)."""
+"""The play for 2, 3 and 4 players and partnerships (docs/rules.md §3)."""
 
 from __future__ import annotations
 
@@ -22,12 +22,12 @@ def three_player_deal() -> dict:
 
 
 def test_three_players_go_sequence() -> None:
-    """RULES.md §3.1–3.4, 3 players: after a go everyone still able to play plays in turn;
+    """docs/rules.md §3.1–3.4, 3 players: after a go everyone still able to play plays in turn;
     31 with a run pegs both; the next seat after the last card's player leads; a seat with
     no cards is skipped; the last card pegs 1."""
     opts = GameOptions(players=3)
     state, _ = stacked(opts, dealer=0, deals=[three_player_deal()])
-    assert state.crib == ["6D"]  # the pack card went into the crib (RULES.md §2.3)
+    assert state.crib == ["6D"]  # the pack card went into the crib (docs/rules.md §2.3)
     state, _ = discard_all(state, {0: ["4S"], 1: ["4D"], 2: ["4H"]})
     assert state.turn == 1 and state.starter == "9D"
     state, events = play_cards(state, ["TS", "TH", "5C"])
@@ -80,7 +80,7 @@ def _four_player_play(opts: GameOptions) -> tuple[engine.GameState, list]:
 
 
 def test_four_players_alone() -> None:
-    """RULES.md §3.2–3.6 with 4 seats: go for three seats at once, the last player pegs the
+    """docs/rules.md §3.2–3.6 with 4 seats: go for three seats at once, the last player pegs the
     go and the next seat with cards leads."""
     state, events = _four_player_play(GameOptions(players=4))
     assert pegs(events)[: len(FOUR_PEGS)] == FOUR_PEGS
@@ -90,7 +90,7 @@ def test_four_players_alone() -> None:
 
 
 def test_partnerships_share_one_score() -> None:
-    """RULES.md §1.2: seats 0 and 2 peg side 0, seats 1 and 3 side 1."""
+    """docs/rules.md §1.2: seats 0 and 2 peg side 0, seats 1 and 3 side 1."""
     state, events = _four_player_play(GameOptions(players=4, partnerships=True))
     play_pegs = [e for e in of_type(events, "peg") if e["source"] != "hand"
                  and e["source"] != "crib"]
@@ -105,7 +105,7 @@ def test_partnerships_share_one_score() -> None:
 
 
 def test_game_ends_in_the_play() -> None:
-    """RULES.md §4.3: a go that reaches the target ends the game; nothing more is played."""
+    """docs/rules.md §4.3: a go that reaches the target ends the game; nothing more is played."""
     deal = {
         "hands": {1: ["5S", "5C", "5D", "JH", "2C", "3C"],
                   0: ["TS", "TC", "9D", "9H", "4C", "AC"]},
@@ -123,7 +123,7 @@ def test_game_ends_in_the_play() -> None:
 
 
 def test_thirty_one_pegs_two_and_no_go() -> None:
-    """RULES.md §3.3: a count of exactly 31 pegs 2 and never 1 more for the go."""
+    """docs/rules.md §3.3: a count of exactly 31 pegs 2 and never 1 more for the go."""
     deal = {
         "hands": {1: ["KS", "AC", "2C", "3C", "4D", "6D"],
                   0: ["KH", "TC", "9D", "8H", "7C", "6C"]},
@@ -140,7 +140,7 @@ def test_thirty_one_pegs_two_and_no_go() -> None:
 
 
 def test_last_card_making_31_pegs_two_only() -> None:
-    """RULES.md §3.6: the last card pegs 1 unless it makes 31."""
+    """docs/rules.md §3.6: the last card pegs 1 unless it makes 31."""
     deal = {
         "hands": {1: ["KS", "QS", "AC", "9C", "4D", "6D"],
                   0: ["KH", "TC", "9D", "AD", "7C", "6C"]},
@@ -185,7 +185,7 @@ def test_play_errors(seat: int, action: dict, code: str) -> None:
 
 
 def test_count_over_31() -> None:
-    """RULES.md §3.2: a card that passes 31 is refused while the seat holds one that fits."""
+    """docs/rules.md §3.2: a card that passes 31 is refused while the seat holds one that fits."""
     deal = {
         "hands": {1: ["KS", "QS", "AC", "9C", "4D", "6D"],
                   0: ["KH", "TC", "9D", "AD", "7C", "6C"]},

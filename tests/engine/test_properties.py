@@ -2,8 +2,8 @@
 
 Invariants checked after every action (issue 2): the 52 cards are all accounted for and
 distinct; every score stays in 0..target; scores move only by the pegs and back-ups the
-events report (so they go down only by Back-up 10, RULES.md §6); the game ends exactly when
-a target is reached (RULES.md §4.3); no view leaks what its seat may not know; every state
+events report (so they go down only by Back-up 10, docs/rules.md §6); the game ends exactly when
+a target is reached (docs/rules.md §4.3); no view leaks what its seat may not know; every state
 survives the plain-data (and JSON) round trip; events are plain data.
 """
 

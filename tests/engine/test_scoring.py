@@ -1,4 +1,4 @@
-"""Counting hands, cribs and the play: engine.scoring (ACC rules; RULES.md §4.2 and §3.5).
+"""Counting hands, cribs and the play: engine.scoring (ACC rules; docs/rules.md §4.2 and §3.5).
 
 Every expected number here was worked out by hand (the working is in the comments); none is
 computed with the code under test. The property tests at the end compare ``score_hand`` with
@@ -27,7 +27,7 @@ def breakdown(score: Score) -> Counter[tuple[str, int]]:
     return Counter((item.kind, item.points) for item in score.items)
 
 
-# --- The show: RULES.md §4.2 ----------------------------------------------------------------
+# --- The show: docs/rules.md §4.2 ----------------------------------------------------------------
 
 HAND_CASES = [
     # Issue 2, "Cases it must get right".
@@ -97,7 +97,7 @@ HAND_CASES = [
 
 @pytest.mark.parametrize(("hand", "starter", "crib", "total"), HAND_CASES)
 def test_hand_and_crib_counts(hand: str, starter: str, crib: bool, total: int) -> None:
-    """RULES.md §4.2: each case counted by hand, as Card objects and as text."""
+    """docs/rules.md §4.2: each case counted by hand, as Card objects and as text."""
     score = score_hand(cards(hand), Card.parse(starter), crib=crib)
     assert score.total == total
     assert sum(item.points for item in score.items) == total
@@ -106,7 +106,7 @@ def test_hand_and_crib_counts(hand: str, starter: str, crib: bool, total: int) -
 
 
 def test_breakdown_of_the_29_hand() -> None:
-    """Eight fifteens, one double pair royal of 12, his nobs: RULES.md §4.2."""
+    """Eight fifteens, one double pair royal of 12, his nobs: docs/rules.md §4.2."""
     score = score_hand(cards("5S 5C 5D JH"), Card.parse("5H"))
     assert breakdown(score) == {("fifteen", 2): 8, ("pair", 12): 1, ("nobs", 1): 1}
     (nobs,) = [item for item in score.items if item.kind == "nobs"]
@@ -240,7 +240,7 @@ def test_card_parse_rejects_non_text() -> None:
         Card.parse(None)  # type: ignore[arg-type]
 
 
-# --- The play: RULES.md §3.5 ------------------------------------------------------------------
+# --- The play: docs/rules.md §3.5 -------------------------------------------------------------
 
 PEGGING_CASES = [
     # Issue 2: pairs only with the card just before.
@@ -275,7 +275,7 @@ PEGGING_CASES = [
 
 @pytest.mark.parametrize(("pile", "total", "items"), PEGGING_CASES)
 def test_pegging(pile: str, total: int, items: dict[tuple[str, int], int]) -> None:
-    """RULES.md §3.5: the score of the last card laid on the pile."""
+    """docs/rules.md §3.5: the score of the last card laid on the pile."""
     score = score_pegging(cards(pile))
     assert score.total == total
     assert breakdown(score) == items
@@ -310,7 +310,7 @@ def test_pegging_bad_text_raises_value_error() -> None:
 
 
 def reference_count(hand: list[Card], starter: Card, crib: bool) -> int:
-    """An independent count of RULES.md §4.2, written plainly for these tests."""
+    """An independent count of docs/rules.md §4.2, written plainly for these tests."""
     five = [*hand, starter]
     values = [min(c.rank, 10) for c in five]
     points = 0
@@ -373,7 +373,7 @@ def test_hand_order_does_not_matter(five: list[Card], order: list[int], crib: bo
 @settings(max_examples=500, deadline=None)
 @given(five=five_cards)
 def test_crib_never_beats_hand(five: list[Card]) -> None:
-    """The crib differs from the hand only by a four-card flush (RULES.md §4.2)."""
+    """The crib differs from the hand only by a four-card flush (docs/rules.md §4.2)."""
     hand, starter = five[:4], five[4]
     as_hand = score_hand(hand, starter).total
     as_crib = score_hand(hand, starter, crib=True).total

@@ -1,4 +1,4 @@
-"""The show, game end, skunks, Lowball and Back-up 10 (RULES.md §4, §6, §7)."""
+"""The show, game end, skunks, Lowball and Back-up 10 (docs/rules.md §4, §6, §7)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def zero_deal(options: GameOptions | None = None, scores: list[int] | None = Non
 
 
 def test_show_order_and_next_deal() -> None:
-    """RULES.md §4.1: pone's hand, the dealer's hand, then the crib; then the deal passes."""
+    """docs/rules.md §4.1: pone's hand, the dealer's hand, then the crib; then the deal passes."""
     state, events = zero_deal(scores=[10, 10])
     shows = of_type(events, "show_hand")
     assert [(e["seat"], e["kind"], e["total"]) for e in shows] == [
@@ -41,7 +41,7 @@ def test_show_order_and_next_deal() -> None:
 
 
 def test_three_player_show_order_and_crib_card() -> None:
-    """RULES.md §4.1 with 3 players: seats 1, 2, then dealer 0, then the crib (with the pack
+    """docs/rules.md §4.1 with 3 players: seats 1, 2, then dealer 0, then the crib (with the pack
     card)."""
     deal = {"hands": {1: ["AS", "2S", "3S", "4S", "5S"], 2: ["AH", "2H", "3H", "4H", "5H"],
                       0: ["AD", "2D", "3D", "4D", "5D"]},
@@ -57,7 +57,7 @@ def test_three_player_show_order_and_crib_card() -> None:
 
 
 def test_game_ends_mid_show() -> None:
-    """RULES.md §4.3: the pone's hand reaches the target; the dealer's hand and the crib are
+    """docs/rules.md §4.3: the pone's hand reaches the target; the dealer's hand and the crib are
     not counted, nothing moves back and no next deal."""
     state, events = zero_deal(GameOptions(backup10=True), scores=[50, 101])
     assert [e["seat"] for e in of_type(events, "show_hand")] == [1]
@@ -68,7 +68,7 @@ def test_game_ends_mid_show() -> None:
 
 
 def test_backup10_hand_then_crib_dealer_loses_twenty() -> None:
-    """RULES.md §6.1, §6.2: hand and crib with true count 0 each move the dealer back 10, the
+    """docs/rules.md §6.1, §6.2: hand and crib with true count 0 each move the dealer back 10, the
     crib after the dealer's own hand."""
     state, events = zero_deal(GameOptions(backup10=True), scores=[50, 0])
     kinds = [(e["type"], e.get("seat"), e.get("kind")) for e in events
@@ -82,7 +82,7 @@ def test_backup10_hand_then_crib_dealer_loses_twenty() -> None:
 
 
 def test_backup10_near_zero_moves_only_the_holes_there_are() -> None:
-    """RULES.md §6.1, §6.2: never below 0; the event gives the holes actually moved."""
+    """docs/rules.md §6.1, §6.2: never below 0; the event gives the holes actually moved."""
     state, events = zero_deal(GameOptions(backup10=True), scores=[0, 0])
     backups = of_type(events, "backup")
     assert [(b["kind"], b["holes"], b["score_after"]) for b in backups] == [
@@ -91,13 +91,13 @@ def test_backup10_near_zero_moves_only_the_holes_there_are() -> None:
 
 
 def test_backup10_lowball() -> None:
-    """RULES.md §6.5: the same rule in Lowball."""
+    """docs/rules.md §6.5: the same rule in Lowball."""
     _, events = zero_deal(GameOptions(backup10=True, lowball=True), scores=[30, 0])
     assert [b["holes"] for b in of_type(events, "backup")] == [10, 10]
 
 
 def test_play_and_heels_do_not_save_a_hand() -> None:
-    """RULES.md §6.1: only the count of the cards decides; the dealer's 5 in the play and
+    """docs/rules.md §6.1: only the count of the cards decides; the dealer's 5 in the play and
     his heels do not."""
     deal = dict(ZERO_DEAL, starter="JS")  # 2,4,6,8 + J: still 0; crib 0; pone 20 -> 20
     state, _ = stacked(GameOptions(backup10=True), dealer=0, deals=[deal], scores=[20, 0])
@@ -113,19 +113,19 @@ def test_play_and_heels_do_not_save_a_hand() -> None:
      (0, 121, "double"), (31, 61, "none"), (30, 61, "skunk"), (0, 61, "skunk")],
 )
 def test_skunk_levels(score: int, target: int, level: str) -> None:
-    """RULES.md §4.4."""
+    """docs/rules.md §4.4."""
     assert skunk_level(score, target) == level
 
 
 def heels_win(options: GameOptions, scores: list[int], dealer: int = 0):
-    """The dealer (at target - 2) turns a jack (RULES.md §2.5)."""
+    """The dealer (at target - 2) turns a jack (docs/rules.md §2.5)."""
     n = options.players
     state, _ = stacked(options, dealer=dealer, deals=[{"starter": "JH"}], scores=scores)
     return discard_all(state, {s: state.hands[s][: options.discard_count] for s in range(n)})
 
 
 def test_skunks_judged_per_loser() -> None:
-    """RULES.md §4.4: with 4 playing alone each loser is judged on its own."""
+    """docs/rules.md §4.4: with 4 playing alone each loser is judged on its own."""
     state, events = heels_win(GameOptions(players=4), [119, 91, 90, 60])
     over = events[-1]
     assert over["type"] == "game_over" and over["winner"] == 0 and over["winner_seats"] == [0]
@@ -148,7 +148,7 @@ def test_short_game_skunk() -> None:
 
 
 def test_lowball_two_players_reaching_the_target_loses() -> None:
-    """RULES.md §7.2, §7.3, §7.4: the dealer's heels take him to the target: he loses."""
+    """docs/rules.md §7.2, §7.3, §7.4: the dealer's heels take him to the target: he loses."""
     _, events = heels_win(GameOptions(lowball=True), [119, 20])
     over = events[-1]
     assert over["winner"] == 1 and over["losers"] == [0] and over["reached_by"] == 0
@@ -163,7 +163,7 @@ def test_lowball_three_players_fewest_wins() -> None:
 
 
 def test_lowball_shared_fewest_is_a_draw() -> None:
-    """RULES.md §7.3: with 3 or 4 playing alone a shared fewest is a draw."""
+    """docs/rules.md §7.3: with 3 or 4 playing alone a shared fewest is a draw."""
     _, events = heels_win(GameOptions(players=4, lowball=True), [119, 50, 50, 80])
     over = events[-1]
     assert over["draw"] and over["winner"] is None and over["winner_seats"] == []

@@ -211,7 +211,7 @@ async def play_seat(client: Client, rng: random.Random, *, muggins_calls: bool =
             "nothing_to_answer", "already_answered", "wrong_phase", "not_an_opponent",
             "game_over", "stale_answer",
         ):
-            # Another opponent's call settled the announcement first (RULES.md §5.2).
+            # Another opponent's call settled the announcement first (docs/rules.md §5.2).
             await client.wait_until(lambda c, seen=seen: c.version > seen, timeout)
             continue
         assert answer["type"] == "ack", (action, answer, client.view)

@@ -72,7 +72,7 @@ def zero_hand_game(options, seed):
 
 @pytest.mark.parametrize("encoding", ["json", "msgpack"])
 async def test_backup10_zero_hand_reaches_every_seat(make_server, encoding):
-    """A zero hand goes back (RULES.md §6.1) and the backup event (§6.2) reaches every seat
+    """A zero hand goes back (docs/rules.md §6.1) and the backup event (§6.2) reaches every seat
     and the spectator, with the same holes moved."""
     server = make_server(app_kwargs={"game_factory": zero_hand_game})
     opts = {"players": 2, "target": 61, "backup10": True}

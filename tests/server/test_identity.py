@@ -114,7 +114,7 @@ async def test_loosely_typed_fields_are_refused(server, message) -> None:
 
 
 async def test_room_options_are_the_effective_ones(server) -> None:
-    """Lowball with Muggins is played without Muggins, and the room says so (RULES.md §1.3)."""
+    """Lowball with Muggins is played without Muggins, and the room says so (docs/rules.md §1.3)."""
     async with httpx.AsyncClient() as http:
         made = await http.post(
             f"{server.http}/api/rooms", json={"options": {"lowball": True, "muggins": True}}

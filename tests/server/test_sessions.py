@@ -91,7 +91,7 @@ async def test_leave_and_resync(server):
 
 async def test_muggins_answer_window_runs_out(make_server):
     """Nobody answers an announcement: the sweeper applies answer_timeout after the window
-    (RULES.md §5.2) and every seat gets the muggins_result with call 'timeout'."""
+    (docs/rules.md §5.2) and every seat gets the muggins_result with call 'timeout'."""
     server = make_server(answer_window_seconds=0.3, sweep_interval_seconds=0.05)
     room, players, watcher = await seat_players(
         server.ws, {"players": 2, "target": 61, "muggins": True}, spectator=True

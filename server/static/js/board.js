@@ -3,7 +3,7 @@
 // 5 holes, and the skunk line. Plain elements and CSS; every number is also in the text.
 import { h } from "./dom.js";
 
-/** Where the skunk line sits: a loser at or below it is skunked (RULES.md §4.4). */
+/** Where the skunk line sits: a loser at or below it is skunked (docs/rules.md §4.4). */
 function skunkLine(target) {
   return target === 121 ? 90 : 30;
 }
