@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import redis
-from crib_wire import REDIS_URL, ProcessServer, ThreadServer
+from crib_wire import REDIS_URL, ProcessServer, RedisServer, ThreadServer
 
 from server.settings import Settings
 
@@ -77,3 +77,11 @@ async def clients() -> AsyncIterator[list[Any]]:
     yield made
     for c in made:
         await c.close()
+
+
+@pytest.fixture
+def own_redis(tmp_path) -> Iterator[RedisServer]:
+    """A Redis of this test's own (AOF, fsync always) on a free port; stopped after."""
+    server = RedisServer(tmp_path).start()
+    yield server
+    server.stop()

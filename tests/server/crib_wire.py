@@ -10,6 +10,7 @@ import asyncio
 import os
 import random
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -94,17 +95,27 @@ class ThreadServer:
 
 
 class ProcessServer:
-    """``python -m server`` in a subprocess (for the two-process tests)."""
+    """``python -m server`` in a subprocess (for the two-process tests).
 
-    def __init__(self, redis_url: str, prefix: str, **env: str) -> None:
+    ``env`` sets ``CRIBBAGE_*`` settings; ``log`` (a path) collects its stderr.
+    """
+
+    def __init__(self, redis_url: str, prefix: str, log: Path | None = None, **env: str
+                 ) -> None:
         self.port = free_port()
         self.env = {**os.environ, "CRIBBAGE_KEY_PREFIX": prefix, **env}
         self.args = [sys.executable, "-m", "server", "--port", str(self.port),
                      "--redis-url", redis_url, "--log-level", "warning"]
         self.proc: subprocess.Popen[bytes] | None = None
+        self.log = log
 
     def start(self) -> ProcessServer:
-        self.proc = subprocess.Popen(self.args, cwd=ROOT, env=self.env)
+        err = open(self.log, "ab") if self.log is not None else None  # noqa: SIM115
+        try:
+            self.proc = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stderr=err)
+        finally:
+            if err is not None:
+                err.close()
         end = time.monotonic() + 15
         while time.monotonic() < end:
             if self.proc.poll() is not None:
@@ -126,6 +137,74 @@ class ProcessServer:
         return f"ws://127.0.0.1:{self.port}/ws"
 
     def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def kill(self) -> None:
+        """``kill -9``: the process dies at once, running no clean-up."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+class RedisServer:
+    """A Redis of a test's own on a free loopback port (AOF with ``appendfsync always``, so
+    a restart keeps every acknowledged write), in a temporary directory."""
+
+    def __init__(self, directory: Path, aof: bool = True) -> None:
+        self.port = free_port()
+        self.dir = directory
+        self.aof = aof
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                "--dir", str(self.dir), "--save", "", "--daemonize", "no",
+                "--logfile", str(self.dir / "redis.log")]
+        if self.aof:
+            args += ["--appendonly", "yes", "--appendfsync", "always"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), 0.2) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def kill(self) -> None:
+        """``kill -9`` (an AOF with fsync always keeps what was acknowledged)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def restart(self, down: float = 0.1) -> None:
+        self.kill()
+        time.sleep(down)
+        self.start()
+
+    def freeze(self) -> None:
+        """SIGSTOP: Redis holds its connections open and answers nothing."""
+        if self.proc:
+            self.proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        if self.proc:
+            self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        self.thaw()
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
             try:

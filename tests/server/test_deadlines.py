@@ -102,3 +102,45 @@ async def test_a_double_claim_acts_once(store):
     # Running it again later finds nothing to do for seat 0 (it has discarded).
     await seats.turn(deadline)
     assert len([e for e in await store.log(record.id) if "action" in e]) == 1
+
+
+async def test_a_lease_is_renewed_while_its_handler_runs(store):
+    """A handler that runs longer than the lease keeps its deadline: another sweeper finds
+    nothing to claim meanwhile, and the deadline is gone once the handler is done."""
+    settings = Settings(deadline_lease_seconds=0.3)
+    service = RoomService(store, settings)
+    record, _ = await service.create_room({"players": 2})
+    runs: list[str] = []
+
+    async def slow(deadline: Deadline) -> None:
+        runs.append(deadline.key)
+        await asyncio.sleep(1.0)
+
+    mine, other = Sweeper(store, service, settings), Sweeper(store, service, settings)
+    for sweeper in (mine, other):
+        sweeper.register("slow", slow)
+    await store.schedule(Deadline(record.id, "slow", time.time(), "k"))
+    task = asyncio.create_task(mine.sweep_once())
+    for _ in range(6):
+        await asyncio.sleep(0.15)
+        assert await other.sweep_once() == 0  # never claimable while renewed
+    await task
+    assert runs == ["k"]
+    assert await store.deadlines(record.id) == []
+
+
+async def test_a_dead_claimers_deadline_runs_elsewhere_within_one_lease(store):
+    settings = Settings()
+    assert settings.deadline_lease_seconds <= 5
+    service = RoomService(store, settings)
+    record, _ = await service.create_room({"players": 2})
+    now = time.time()
+    await store.schedule(Deadline(record.id, "x", now, "1"))
+    claims = await store.claim_due(now, now + settings.deadline_lease_seconds)
+    assert len(claims) == 1  # ... and the claimer dies without completing it
+    assert await store.claim_due(now + 1, now + 10) == []
+    again = await store.claim_due(now + settings.deadline_lease_seconds + 0.01, now + 20)
+    assert [c.deadline.member for c in again] == [claims[0].deadline.member]
+    # The dead claimer's late completion (an old lease) does not remove the new claim.
+    await store.complete(claims[0])
+    assert await store.extend(again[0], now + 30) is not None
