@@ -27,6 +27,7 @@ import engine
 from engine.computer import suggest
 from protocol import messages as m
 from protocol.codec import Codec, ProtocolError, decode_client
+from protocol.events import redact as redact_event
 from protocol.patch import diff
 
 from .broker import Broker
@@ -91,21 +92,16 @@ class VersionData:
         return self._views[seat]
 
     def events_for(self, seat: int | None) -> list[dict[str, Any]]:
-        """The events as ``seat`` may see them (server events pass unchanged)."""
+        """The events as ``seat`` may see them (:func:`redact`)."""
         if seat not in self._events:
             self._events[seat] = [redact(e, seat) for e in self.events]
         return self._events[seat]
 
 
-SERVER_EVENTS = frozenset(["seat_taken", "computer_standin"])
-"""Event types made by the server, not the engine (public, never redacted)."""
-
-
 def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """An event as ``seat`` may see it: ``engine.redact_event`` for engine events."""
-    if event.get("type") in SERVER_EVENTS:
-        return event
-    return engine.redact_event(event, seat)
+    """An event (engine or server) as ``seat`` may see it: ``protocol.events.redact``, the
+    one default-deny table of what each seat sees of every event type."""
+    return redact_event(event, seat)
 
 
 def seat_infos(record: RoomRecord, presence: dict[int, int]) -> list[dict[str, Any]]:
