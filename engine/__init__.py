@@ -2,9 +2,11 @@
 
 Pure Python, standard library only, no I/O. A game is a :class:`GameState` plus actions:
 :func:`new_game`, :func:`apply`, :func:`legal_actions`; :func:`view` and
-:func:`redact_event` give each seat exactly what it may see. See docs/rules.md.
+:func:`redact_event` give each seat exactly what it may see. The shapes of views, events,
+actions and suggestions are typed in :mod:`engine.shapes`. See docs/rules.md.
 """
 
+from . import shapes
 from .cards import FULL_DECK, Card, card_strs, parse_cards
 from .deal import deck_for
 from .errors import CODES, RulesError
@@ -12,13 +14,15 @@ from .game import apply, legal_actions, new_game
 from .options import GameOptions
 from .scoring import Score, ScoreItem, hand_total, score_hand, score_pegging
 from .state import PHASES, GameState
-from .views import redact_event, view
+from .views import EVENT_REDACTIONS, EventRedaction, redact_event, view
 
 __all__ = [
     "CODES",
+    "EVENT_REDACTIONS",
     "FULL_DECK",
     "PHASES",
     "Card",
+    "EventRedaction",
     "GameOptions",
     "GameState",
     "RulesError",
@@ -34,5 +38,6 @@ __all__ = [
     "redact_event",
     "score_hand",
     "score_pegging",
+    "shapes",
     "view",
 ]

@@ -22,6 +22,7 @@ from .errors import (
 )
 from .options import GameOptions
 from .pegging import peg
+from .shapes import DiscardAction, Event
 from .state import CARDS, GameState, canonical
 
 
@@ -108,7 +109,7 @@ def deck_for(
     return deck
 
 
-def start_deal(state: GameState, events: list) -> None:
+def start_deal(state: GameState, events: list[Event]) -> None:
     """Deal the next hand (``state.deal_number`` +1) by ``state.dealer``: reset the deal's
     fields, deal per the convention above and enter the ``discard`` phase. Uses the next
     stacked deck if any is left, else the seeded shuffle. Emits ``deal``."""
@@ -155,7 +156,7 @@ def start_deal(state: GameState, events: list) -> None:
     )
 
 
-def discard(state: GameState, seat: int, action: dict, events: list) -> None:
+def discard(state: GameState, seat: int, action: dict, events: list[Event]) -> None:
     """Lay ``action["cards"]`` from ``seat``'s hand away to the crib (docs/rules.md §2.3, §2.4).
 
     When the crib is complete the starter is cut (docs/rules.md §2.5) and the play begins.
@@ -191,7 +192,7 @@ def discard(state: GameState, seat: int, action: dict, events: list) -> None:
         cut_starter(state, events)
 
 
-def discard_options(state: GameState, seat: int) -> list[dict]:
+def discard_options(state: GameState, seat: int) -> list[DiscardAction]:
     """Every legal discard for ``seat`` (``[]`` once it has discarded)."""
     if state.phase != "discard" or state.discards[seat]:
         return []
@@ -201,7 +202,7 @@ def discard_options(state: GameState, seat: int) -> list[dict]:
     ]
 
 
-def cut_starter(state: GameState, events: list) -> None:
+def cut_starter(state: GameState, events: list[Event]) -> None:
     """Cut the starter from the top of the pack (docs/rules.md §2.5); a jack pegs the dealer 2 for
     his heels, which may end the game (ACC 6.3b, docs/rules.md §4.3). Then the play begins: the
     seat left of the dealer leads (docs/rules.md §3.1)."""

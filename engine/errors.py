@@ -30,6 +30,27 @@ CODES = frozenset(
 )
 """Every code :class:`RulesError` may carry."""
 
+MEANINGS: dict[str, str] = {
+    WRONG_PHASE: "the action does not belong to the current phase",
+    NOT_YOUR_TURN: "another seat is to act (the play; an announcement by anyone but the owner)",
+    ALREADY_DISCARDED: "this seat has already laid its cards away this deal",
+    WRONG_DISCARD_COUNT: "not the number of cards this deal asks for",
+    CARD_NOT_IN_HAND: "the card is not held by this seat (or is repeated)",
+    COUNT_OVER_31: "the card would take the count past 31",
+    BAD_CARD: "the text is not a card",
+    BAD_ACTION: "unknown action type or malformed fields",
+    BAD_SEAT: "no such seat",
+    BAD_POINTS: "an announcement outside 0..29",
+    ALREADY_ANNOUNCED: "the owner has already announced the pending count",
+    NOT_AN_OPPONENT: "partners and the owner never answer an announcement (docs/rules.md §5.2)",
+    ALREADY_ANSWERED: "this seat has already answered the pending announcement",
+    NOTHING_TO_ANSWER: "no announcement is waiting for answers",
+    GAME_OVER: "the game has ended; only rematch is accepted",
+    SYSTEM_ONLY: "a system action sent by a seat, or a seat action sent as system",
+    STALE_ANSWER: "an answer whose ref names an announcement that is no longer pending",
+}
+"""Each code's meaning, one line (docs/rules.md, "Errors", says more)."""
+
 
 class RulesError(Exception):
     """An action the rules do not allow; the state it was applied to is left untouched.

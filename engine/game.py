@@ -14,12 +14,13 @@ from .deal import check_deck, cut_for_dealer, discard, discard_options, start_de
 from .errors import BAD_ACTION, BAD_SEAT, GAME_OVER, SYSTEM_ONLY, WRONG_PHASE, RulesError
 from .options import GameOptions
 from .play import play_card, playable
+from .shapes import Action, Event
 from .show import announce, answer, answer_actions, answer_timeout
 from .state import GameState
 
 
 def _start_game(
-    state: GameState, events: list, first_dealer: int | None, reason: str = "given"
+    state: GameState, events: list[Event], first_dealer: int | None, reason: str = "given"
 ) -> None:
     """Reset scores, choose the first dealer (given, or by the cut) and deal."""
     opts = state.options
@@ -51,7 +52,7 @@ def new_game(
     *,
     first_dealer: int | None = None,
     decks: list[list[str]] | None = None,
-) -> tuple[GameState, list[dict]]:
+) -> tuple[GameState, list[Event]]:
     """Start a game: the cut for first deal (docs/rules.md §2.1), the first deal, ``discard`` phase.
 
     Args:
@@ -81,12 +82,12 @@ def new_game(
         raise ValueError(f"first_dealer must be a seat 0..{options.players - 1}")
     stacked = [check_deck(d) for d in decks or []]
     state = GameState(options=options, seed=seed, decks=stacked)
-    events: list[dict] = []
+    events: list[Event] = []
     _start_game(state, events, first_dealer)
     return state, events
 
 
-def _rematch(state: GameState, seat: int, action: dict, events: list) -> None:
+def _rematch(state: GameState, seat: int, action: dict, events: list[Event]) -> None:
     """A new game in the same room: game number +1, same options, seed and seats. First
     dealer (docs/rules.md §2.1): with 2 players or 2 sides the loser of the previous game (in
     Lowball the one who reached the target) — in partnerships the losing side's first seat
@@ -107,11 +108,13 @@ def _rematch(state: GameState, seat: int, action: dict, events: list) -> None:
     _start_game(state, events, first, "loser_deals")
 
 
-def _discard(state: GameState, seat: int, action: dict, events: list) -> None:
+def _discard(state: GameState, seat: int, action: dict, events: list[Event]) -> None:
     discard(state, seat, action, events)
 
 
-def _timeout(state: GameState, seat: int | None, action: dict, events: list) -> None:
+def _timeout(
+    state: GameState, seat: int | None, action: dict, events: list[Event]
+) -> None:
     answer_timeout(state, events)
 
 
@@ -128,7 +131,9 @@ SYSTEM_ACTIONS = frozenset({"answer_timeout"})
 """Actions applied by the server itself, with seat ``None``."""
 
 
-def apply(state: GameState, seat: int | None, action: dict) -> tuple[GameState, list[dict]]:
+def apply(
+    state: GameState, seat: int | None, action: Action | dict
+) -> tuple[GameState, list[Event]]:
     """Apply one action; the input state is never changed.
 
     Args:
@@ -161,12 +166,12 @@ def apply(state: GameState, seat: int | None, action: dict) -> tuple[GameState, 
     if state.phase == "game_over" and kind != "rematch":
         raise RulesError(GAME_OVER, "the game is over; only a rematch is accepted")
     new = state.clone()
-    events: list[dict] = []
+    events: list[Event] = []
     handler(new, seat, action, events)
     return new, events
 
 
-def legal_actions(state: GameState, seat: int | None) -> list[dict]:
+def legal_actions(state: GameState, seat: int | None) -> list[Action]:
     """Every action ``seat`` may take now (``None``: the system's), ``[]`` if none.
 
     Discard: every combination of the deal's size; play: every card that fits under 31 on

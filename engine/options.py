@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+from .shapes import Options
+
 TARGETS = (121, 61)
 """The two game lengths, in holes (docs/rules.md §1.3)."""
 
@@ -86,9 +88,10 @@ class GameOptions:
         """The options as played: ``muggins`` is off when ``lowball`` is on (docs/rules.md §1.3)."""
         return replace(self, muggins=False) if self.muggins and self.lowball else self
 
-    def to_dict(self) -> dict:
-        """Plain data: ``{"players": int, "partnerships": bool, "target": int,
-        "muggins": bool, "lowball": bool, "backup10": bool}``."""
+    def to_dict(self) -> Options:
+        """Plain data (:class:`engine.shapes.Options`): ``{"players": int,
+        "partnerships": bool, "target": int, "muggins": bool, "lowball": bool,
+        "backup10": bool}``."""
         return {
             "players": self.players, "partnerships": self.partnerships, "target": self.target,
             "muggins": self.muggins, "lowball": self.lowball, "backup10": self.backup10,

@@ -7,11 +7,17 @@ Every change of a score goes through :func:`peg` or :func:`backup`, which emit t
 
 from __future__ import annotations
 
+from .shapes import Event, GameResult, PegSource, ScoreItem, ShowKind
 from .state import GameState, plain_copy
 
 
 def peg(
-    state: GameState, events: list, seat: int, points: int, source: str, items: list[dict]
+    state: GameState,
+    events: list[Event],
+    seat: int,
+    points: int,
+    source: PegSource,
+    items: list[ScoreItem],
 ) -> bool:
     """Peg ``points`` holes to ``seat``'s side and emit a ``peg`` event.
 
@@ -48,7 +54,7 @@ def peg(
     return False
 
 
-def backup(state: GameState, events: list, seat: int, kind: str) -> None:
+def backup(state: GameState, events: list[Event], seat: int, kind: ShowKind) -> None:
     """Back-up 10: move ``seat``'s side back 10 holes, never below 0 (docs/rules.md §6.1, §6.2).
 
     Emits a ``backup`` event with the holes actually moved (0..10). Never ends the game
@@ -77,7 +83,7 @@ def skunk_level(score: int, target: int) -> str:
     return "skunk" if score <= 30 else "none"
 
 
-def finish(state: GameState, events: list, reached: int) -> None:
+def finish(state: GameState, events: list[Event], reached: int) -> None:
     """End the game: side ``reached`` has just reached the target (docs/rules.md §4.3).
 
     Normal play: ``reached`` wins; every other side loses and is judged for skunks on its
@@ -105,7 +111,7 @@ def finish(state: GameState, events: list, reached: int) -> None:
         winner = reached
         losers = others
         skunks = {str(s): skunk_level(state.scores[s], opts.target) for s in losers}
-    result = {
+    result: GameResult = {
         "winner": winner,
         "winner_seats": opts.seats_of(winner) if winner is not None else [],
         "draw": winner is None,

@@ -13,6 +13,7 @@ from .errors import (
 )
 from .pegging import peg
 from .scoring import score_pegging
+from .shapes import Event
 from .show import begin_show
 from .state import CARDS, VALUES, GameState, canonical
 
@@ -31,7 +32,7 @@ def playable(state: GameState, seat: int) -> list[str]:
     return [c for c in state.hands[seat] if VALUES[c] <= room]
 
 
-def play_card(state: GameState, seat: int, action: dict, events: list) -> None:
+def play_card(state: GameState, seat: int, action: dict, events: list[Event]) -> None:
     """``seat`` lays ``action["card"]``; pegs what it makes (docs/rules.md §3.5), then moves the
     play on: go, 31, the count reset, last card, and the show when all cards are played.
 
@@ -81,7 +82,7 @@ def _holding(state: GameState) -> list[int]:
     return [s for s in range(state.players) if state.hands[s]]
 
 
-def advance(state: GameState, events: list) -> None:
+def advance(state: GameState, events: list[Event]) -> None:
     """After a card: find who plays next, declaring go for every seat that holds cards but
     cannot play (docs/rules.md §3.2, §3.3); when nobody can play, peg the go (1) to the player
     who laid the last card unless the count is 31 (already pegged 2), reset the count, and
@@ -119,7 +120,7 @@ def advance(state: GameState, events: list) -> None:
     _reset(state, events, leader)
 
 
-def _reset(state: GameState, events: list, leader: int | None) -> None:
+def _reset(state: GameState, events: list[Event], leader: int | None) -> None:
     state.pile = []
     state.count = 0
     state.go = [False] * state.players

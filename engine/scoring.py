@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
+from . import shapes
 from .cards import Card, parse_cards
 
 FIFTEEN = "fifteen"
@@ -54,8 +55,9 @@ class ScoreItem:
     cards: tuple[Card, ...]
     points: int
 
-    def to_dict(self) -> dict:
-        """Plain data: ``{"kind": str, "cards": [str, ...], "points": int}``."""
+    def to_dict(self) -> shapes.ScoreItem:
+        """Plain data (:class:`engine.shapes.ScoreItem`): ``{"kind": str, "cards": [str, ...],
+        "points": int}``."""
         return {"kind": self.kind, "cards": [str(c) for c in self.cards], "points": self.points}
 
 

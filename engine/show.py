@@ -22,12 +22,13 @@ from .errors import (
 )
 from .pegging import backup, peg
 from .scoring import score_hand
+from .shapes import AnswerAction, Event, SettledBy
 from .state import CARDS, GameState
 
 CALLS = ("accept", "muggins", "overcount")
 
 
-def answer_actions(ref: int | None) -> list[dict]:
+def answer_actions(ref: int | None) -> list[AnswerAction]:
     """The three ``answer`` actions for a pending announcement (docs/rules.md §5.2), each naming
     the announcement's ``ref`` (absent only for a state stored before answers carried one)."""
     if ref is None:
@@ -62,7 +63,7 @@ def _show_event(state: GameState, step: dict, score) -> dict:
     }
 
 
-def begin_show(state: GameState, events: list) -> None:
+def begin_show(state: GameState, events: list[Event]) -> None:
     """Start the show once the play is over: count it all now (no Muggins), or enter the
     ``show`` phase with every kept hand public (Muggins)."""
     steps = show_steps(state)
@@ -76,7 +77,7 @@ def begin_show(state: GameState, events: list) -> None:
     _next_step(state, events)
 
 
-def _auto_show(state: GameState, events: list, steps: list[dict]) -> None:
+def _auto_show(state: GameState, events: list[Event], steps: list[dict]) -> None:
     for step in steps:
         seat, kind = step["seat"], step["kind"]
         score = _count(state, step)
@@ -101,7 +102,7 @@ def _counted(event: dict, pegged: int, **extra) -> dict:
     return entry
 
 
-def next_deal(state: GameState, events: list) -> None:
+def next_deal(state: GameState, events: list[Event]) -> None:
     """The deal passes to the left (docs/rules.md §2.2) and the next hand is dealt."""
     state.last_show = state.show_counted
     state.show_counted = []
@@ -109,7 +110,7 @@ def next_deal(state: GameState, events: list) -> None:
     start_deal(state, events)
 
 
-def _next_step(state: GameState, events: list) -> None:
+def _next_step(state: GameState, events: list[Event]) -> None:
     if not state.show_order:
         state.show_pending = None
         next_deal(state, events)
@@ -147,7 +148,7 @@ def _need_show(state: GameState, what: str) -> dict:
     return state.show_pending
 
 
-def announce(state: GameState, seat: int, action: dict, events: list) -> None:
+def announce(state: GameState, seat: int, action: dict, events: list[Event]) -> None:
     """The owner of the pending hand (the dealer for the crib) announces its count
     (docs/rules.md §5.1).
 
@@ -168,7 +169,7 @@ def announce(state: GameState, seat: int, action: dict, events: list) -> None:
     events.append({"type": "announce", "seat": seat, "kind": pending["kind"], "points": points})
 
 
-def answer(state: GameState, seat: int, action: dict, events: list) -> None:
+def answer(state: GameState, seat: int, action: dict, events: list[Event]) -> None:
     """An opponent answers the pending announcement: ``accept``, ``muggins`` or
     ``overcount`` (docs/rules.md §5.2). The first ``muggins`` or ``overcount``, or the last
     ``accept``, settles the step.
@@ -214,7 +215,7 @@ def answer(state: GameState, seat: int, action: dict, events: list) -> None:
         settle(state, events, "accept", None)
 
 
-def answer_timeout(state: GameState, events: list) -> None:
+def answer_timeout(state: GameState, events: list[Event]) -> None:
     """The answer window ran out: whoever has not answered accepts (docs/rules.md §5.2).
 
     Raises:
@@ -226,13 +227,20 @@ def answer_timeout(state: GameState, events: list) -> None:
     settle(state, events, "timeout", None)
 
 
-def settle(state: GameState, events: list, call: str, caller: int | None) -> None:
+def settle(
+    state: GameState, events: list[Event], call: SettledBy, caller: int | None
+) -> None:
     """Settle the pending step (docs/rules.md §5.3, §5.4, §6.4).
 
     With T the true count and N the announced one: the owner pegs N, or T after a correct
     overcount; a correct muggins pegs T-N to the caller's side; a wrong call pegs the owner
     2 (``penalty``) and N stands. Pegs in order owner, penalty, caller, each checked for the
     game's end; then Back-up 10 on the true count. Then the next step (or the next deal).
+
+    Emits ``show_hand``, ``muggins_result``, then the pegs. ``muggins_result``'s
+    ``penalty`` and ``caller_pegs``, and the counted entry's ``pegged`` and
+    ``caller_pegs``, are what was actually pegged: once a peg of the step ends the game
+    (§4.3, §5.4) the later ones are not pegged and count 0.
     """
     pending = state.show_pending
     assert pending is not None
@@ -251,6 +259,25 @@ def settle(state: GameState, events: list, call: str, caller: int | None) -> Non
             owner_pegs = t
     if correct is False:
         penalty = 2
+    state.show_pending = None
+    # Peg first (into a list of their own) to learn what is actually pegged: the game
+    # ends on the first peg that reaches the target (§4.3, §5.4) and nothing after it is
+    # pegged, so muggins_result and the counted entry report those later pegs as 0.
+    pegs: list[Event] = []
+    over = peg(state, pegs, owner, owner_pegs, kind,
+               [{"kind": "announced", "cards": [], "points": owner_pegs}])
+    if penalty:
+        if over:
+            penalty = 0
+        else:
+            over = peg(state, pegs, owner, penalty, "penalty",
+                       [{"kind": "penalty", "cards": [], "points": penalty}])
+    if caller_pegs:
+        if over or caller is None:
+            caller_pegs = 0
+        else:
+            over = peg(state, pegs, caller, caller_pegs, "muggins",
+                       [{"kind": "muggins", "cards": [], "points": caller_pegs}])
     event = _show_event(state, step, score)
     events.append(event)
     events.append(
@@ -264,19 +291,8 @@ def settle(state: GameState, events: list, call: str, caller: int | None) -> Non
         _counted(event, owner_pegs + penalty, announced=n, call=call, caller=caller,
                  correct=correct, caller_pegs=caller_pegs)
     )
-    state.show_pending = None
-    announced = [{"kind": "announced", "cards": [], "points": owner_pegs}]
-    if peg(state, events, owner, owner_pegs, kind, announced):
-        return
-    if penalty and peg(
-        state, events, owner, penalty, "penalty",
-        [{"kind": "penalty", "cards": [], "points": penalty}],
-    ):
-        return
-    if caller_pegs and caller is not None and peg(
-        state, events, caller, caller_pegs, "muggins",
-        [{"kind": "muggins", "cards": [], "points": caller_pegs}],
-    ):
+    events.extend(pegs)
+    if over:
         return
     if t == 0 and state.options.backup10:
         backup(state, events, owner, kind)

@@ -9,13 +9,16 @@ equal state. The engine never mutates a state it was given: :func:`engine.apply`
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import get_args
 
 from .cards import FULL_DECK, Card
 from .options import GameOptions
 from .rng import check_seed
+from .shapes import Phase
 
-PHASES = ("discard", "play", "show", "game_over")
-"""The phases a game moves through (docs/rules.md, "Phases")."""
+PHASES: tuple[str, ...] = get_args(Phase)
+"""The phases a game moves through (docs/rules.md, "Phases"): ``discard``, ``play``,
+``show``, ``game_over`` (:data:`engine.shapes.Phase`)."""
 
 CARDS: dict[str, Card] = {str(c): c for c in FULL_DECK}
 """Canonical text -> :class:`Card`, for the 52 cards."""

@@ -1,10 +1,22 @@
 """What a seat (or a spectator) may see: :func:`view` for the state, :func:`redact_event`
 for events. One rule for both: other seats' hands before the show, others' discards, the
 crib before it is counted (or pending under Muggins), the pack, the 3-player crib card and
-the seed are never shown."""
+the seed are never shown.
+
+Events are redacted by an explicit table, default-deny (:data:`EVENT_REDACTIONS`): each
+event type lists the fields every seat sees and the fields only their owner sees; a field
+the table does not list is dropped, and an event type it does not know is reduced to its
+``type``. ``protocol.events`` adds the server's own event types to the same table form.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .game import legal_actions
+from .shapes import Event, View
 from .state import GameState, plain_copy
 
 
@@ -17,12 +29,13 @@ def _turn(state: GameState) -> int | None:
 
 
 def view(
-    state: GameState, seat: int | None, since: tuple[GameState, dict] | None = None
-) -> dict:
+    state: GameState, seat: int | None, since: tuple[GameState, View] | None = None
+) -> View:
     """The state as ``seat`` may see it (``None``: a spectator), as plain data.
 
-    Shape and fields: docs/rules.md, "The view". Safe to mutate (a fresh copy) when
-    ``since`` is not given.
+    Shape and fields: :class:`engine.shapes.View`, docs/rules.md, "The view". ``legal`` is
+    exactly ``legal_actions(state, seat)`` for a seat and ``[]`` for a spectator. Safe to
+    mutate (a fresh copy) when ``since`` is not given.
 
     Args:
         state: the game.
@@ -96,6 +109,7 @@ def view(
         },
         "last_show": last_show,
         "result": result,
+        "legal": legal_actions(state, seat) if mine else [],
     }
 
 
@@ -110,18 +124,111 @@ def _records(entries: list, before: list, before_copy: list) -> list:
     return before_copy + [plain_copy(e) for e in entries[n:]]
 
 
-def redact_event(event: dict, seat: int | None) -> dict:
+@dataclass(frozen=True)
+class EventRedaction:
+    """What each seat may see of one event type (a row of :data:`EVENT_REDACTIONS`).
+
+    Attributes:
+        public: fields every seat and spectator sees as they are (``type`` included).
+        own: fields only the seat named by ``owner`` sees; every other seat and a
+            spectator get ``None`` in their place. A dotted path (``"action.cards"``)
+            names a field inside an object field; it is hidden only where it is present.
+        owner: the field holding the owning seat.
+        per_seat: fields holding ``{seat (as text): value}``: each seat keeps only its own
+            key, a spectator gets ``{}``.
+
+    A field listed nowhere is dropped for everyone (default-deny).
+    """
+
+    public: frozenset[str]
+    own: frozenset[str] = frozenset()
+    owner: str = "seat"
+    per_seat: frozenset[str] = frozenset()
+    _fields: frozenset[str] = field(init=False, repr=False, compare=False)
+    _own_paths: tuple[tuple[str, ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        paths = tuple(tuple(path.split(".")) for path in sorted(self.own))
+        names = self.public | self.per_seat | {p[0] for p in paths}
+        object.__setattr__(self, "_fields", frozenset(names))
+        object.__setattr__(self, "_own_paths", paths)
+
+    def fields(self) -> frozenset[str]:
+        """Every top-level field the row lets through (to someone)."""
+        return self._fields
+
+
+def _public(*fields: str) -> EventRedaction:
+    return EventRedaction(public=frozenset(("type", *fields)))
+
+
+EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
+    "game_start": _public("options", "players", "sides", "game_number"),
+    "cut_for_deal": _public("cuts", "dealer", "reason"),
+    "deal": EventRedaction(
+        public=frozenset(("type", "deal_number", "dealer", "crib_size")),
+        per_seat=frozenset(("hands",)),
+    ),
+    "discard": EventRedaction(
+        public=frozenset(("type", "seat", "count")), own=frozenset(("cards",))
+    ),
+    "starter": _public("card", "dealer"),
+    "peg": _public(
+        "seat", "side", "points", "source", "items", "score_before", "score_after"
+    ),
+    "play": _public("seat", "card", "count", "pile"),
+    "go": _public("seat"),
+    "count_reset": _public("next"),
+    "show_hand": _public("seat", "kind", "cards", "starter", "total", "items"),
+    "announce": _public("seat", "kind", "points"),
+    "answer": _public("seat", "call"),
+    "muggins_result": _public(
+        "owner", "kind", "announced", "true_count", "call", "caller", "correct",
+        "owner_pegs", "caller_pegs", "penalty",
+    ),
+    "backup": _public("seat", "side", "kind", "holes", "score_before", "score_after"),
+    "game_over": _public(
+        "winner", "winner_seats", "draw", "losers", "loser_seats", "skunks", "scores",
+        "reason", "reached_by", "lowball",
+    ),
+}
+"""Per engine event type, what each seat may see (docs/rules.md, "Events"): the deal's
+hands and a discard's cards are their owner's only; everything else is public."""
+
+
+def redact_event(
+    event: Event | Mapping[str, Any],
+    seat: int | None,
+    table: Mapping[str, EventRedaction] = EVENT_REDACTIONS,
+) -> dict[str, Any]:
     """``event`` as ``seat`` may see it (``None``: a spectator); a fresh copy.
 
-    ``deal``: ``hands`` keeps only the seat's own hand (``{}`` for a spectator).
-    ``discard``: ``cards`` is ``None`` except for the discarder (``count`` stays).
-    Every other event is public and returned unchanged (copied).
+    Default-deny, by ``table`` (:data:`EVENT_REDACTIONS` unless given, e.g. with the
+    server's events added by ``protocol.events``): ``deal``: ``hands`` keeps only the
+    seat's own hand (``{}`` for a spectator); ``discard``: ``cards`` is ``None`` except for
+    the discarder; the other engine events are public. A field the table does not list
+    for the event's type is dropped. An event whose ``type`` is not in the table comes
+    back as ``{"type": <its type>}`` only: nothing it carries can leak, and a client,
+    which must ignore event types it does not know, loses nothing it could use (the
+    contract tests fail on such an event, so it never ships unnoticed).
     """
-    out = plain_copy(event)
     kind = event.get("type")
-    if kind == "deal":
-        key = str(seat)
-        out["hands"] = {key: out["hands"][key]} if seat is not None and key in out["hands"] else {}
-    elif kind == "discard" and event.get("seat") != seat:
-        out["cards"] = None
+    rule = table.get(kind) if isinstance(kind, str) else None
+    if rule is None:
+        return {"type": kind}
+    allowed = rule._fields
+    out = {key: plain_copy(value) for key, value in event.items() if key in allowed}
+    if rule.per_seat:
+        mine = str(seat) if seat is not None else None
+        for key in rule.per_seat:
+            values = out.get(key)
+            if isinstance(values, dict):
+                out[key] = {mine: values[mine]} if mine in values else {}
+    if rule.own and (seat is None or event.get(rule.owner) != seat):
+        for *parents, last in rule._own_paths:
+            node: Any = out
+            for name in parents:
+                node = node.get(name) if isinstance(node, dict) else None
+            if isinstance(node, dict) and last in node:
+                node[last] = None
     return out

@@ -5,10 +5,12 @@ messages are two separate discriminated unions (:data:`ClientMessage`, :data:`Se
 :data:`CLIENT_ADAPTER` and :data:`SERVER_ADAPTER` validate plain data (already decoded from
 JSON or msgpack, see :mod:`protocol.codec`) into them.
 
-Engine data (views, events, actions' card texts) crosses the protocol unchanged: a view is
-``engine.view(state, seat)`` and events are ``engine.redact_event(event, seat)``; see
-``docs/rules.md`` for their shape. ``docs/protocol.md`` documents every message with an
-example.
+Engine data crosses the protocol unchanged and typed: a view is ``engine.view(state, seat)``
+(plus the server's ``turn_clock``), events are the engine's and the server's, redacted for
+the seat (:mod:`protocol.events`); their types are built from :mod:`engine.shapes` in
+:mod:`protocol.shapes`, the actions are in :mod:`protocol.actions` and the error and reject
+codes in :mod:`protocol.codes`. ``docs/protocol.md`` documents every message with an
+example; ``docs/rules.md`` the engine's data.
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
+
+from .actions import Action
+from .codes import ErrorCode, RejectCode
+from .patch import PatchOperation
+from .shapes import Event, Options, Suggestion, View
 
 PROTOCOL_VERSION = "cribbage.v1"
 """The protocol name and version reported in ``welcome``."""
@@ -33,9 +40,6 @@ ACTION_ID_PATTERN = r"^[\x21-\x7e]{1,64}$"
 Nonce = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Annotated[str, Field(max_length=64)]
 """A ping nonce: a 64-bit integer or up to 64 characters of text."""
 
-CardText = Annotated[str, Field(min_length=2, max_length=3, examples=["5H", "TD"])]
-"""A card as text, rank then suit (``docs/rules.md`` "Cards")."""
-
 
 class _Model(BaseModel):
     """Base of all messages: unknown fields are refused and types are strict (no `"0"` for 0,
@@ -45,7 +49,7 @@ class _Model(BaseModel):
 
 
 # --------------------------------------------------------------------------------------
-# Engine options and actions (the parts of engine data the protocol validates itself)
+# Engine options (the actions are in protocol.actions)
 # --------------------------------------------------------------------------------------
 
 
@@ -62,64 +66,6 @@ class GameOptionsModel(_Model):
     muggins: bool = False
     lowball: bool = False
     backup10: bool = False
-
-
-class DiscardAction(_Model):
-    """Lay cards away to the crib (2 with two players, 1 with three or four)."""
-
-    type: Literal["discard"]
-    cards: Annotated[list[CardText], Field(min_length=1, max_length=4)]
-
-
-class PlayAction(_Model):
-    """Lay a card in the play (only on your turn; the count may not pass 31)."""
-
-    type: Literal["play"]
-    card: CardText
-
-
-class AnnounceAction(_Model):
-    """Muggins: announce the count of the pending hand or crib you own (0..29)."""
-
-    type: Literal["announce"]
-    points: int = Field(ge=-1000, le=1000)
-
-
-class AnswerAction(_Model):
-    """Muggins: answer the pending announcement of an opponent.
-
-    ``ref`` (optional) names the announcement answered (``view.show.pending.ref``); an
-    answer whose announcement was already settled is then refused with ``stale_answer``
-    instead of landing on the next announcement.
-    """
-
-    type: Literal["answer"]
-    call: Literal["accept", "muggins", "overcount"]
-    ref: int | None = Field(default=None, ge=0, description="view.show.pending.ref")
-
-
-class RematchAction(_Model):
-    """After game over: a new game in the same room, same seats and options."""
-
-    type: Literal["rematch"]
-
-
-class AnswerTimeoutAction(_Model):
-    """System action (the answer window ran out). A seat sending it gets ``system_only``."""
-
-    type: Literal["answer_timeout"]
-
-
-Action = Annotated[
-    DiscardAction
-    | PlayAction
-    | AnnounceAction
-    | AnswerAction
-    | RematchAction
-    | AnswerTimeoutAction,
-    Field(discriminator="type"),
-]
-"""An engine action (``docs/rules.md`` "Actions")."""
 
 
 # --------------------------------------------------------------------------------------
@@ -322,7 +268,7 @@ class RoomCreated(_Model):
     type: Literal["room_created"]
     room: str
     url: str
-    options: dict[str, Any]
+    options: Options
     creator_token: str
     room_settings: RoomSettings | None = None
     computers: dict[str, Level] = Field(default_factory=dict)
@@ -342,10 +288,10 @@ class Snapshot(_Model):
     version: int
     seat: int | None
     status: Literal["waiting", "playing", "game_over"]
-    options: dict[str, Any]
+    options: Options
     room_settings: RoomSettings | None = None
     seats: list[SeatInfo]
-    view: dict[str, Any] | None
+    view: View | None
     seat_token: str | None = None
     events: list[dict[str, Any]] | None = Field(
         default=None,
@@ -369,8 +315,8 @@ class Update(_Model):
     room: str
     version: int
     status: Literal["waiting", "playing", "game_over"]
-    events: list[dict[str, Any]]
-    patch: list[dict[str, Any]]
+    events: list[Event]
+    patch: list[PatchOperation]
     seats: list[SeatInfo] | None = None
 
 
@@ -391,12 +337,12 @@ class Reject(_Model):
 
     ``code`` is an engine ``RulesError`` code (``docs/rules.md`` "Errors") or a server code
     (``not_seated``, ``bad_token``, ``room_not_found``, ``not_started``, ``bad_action``,
-    ``busy``).
+    ``busy``, ...): the closed set :data:`protocol.codes.REJECT_CODES`.
     """
 
     type: Literal["reject"]
     action_id: str
-    code: str
+    code: RejectCode
     message: str
 
 
@@ -425,7 +371,7 @@ class Hint(_Model):
     room: str
     seat: int
     version: int
-    suggestion: dict[str, Any]
+    suggestion: Suggestion
 
 
 class Left(_Model):
@@ -436,10 +382,11 @@ class Left(_Model):
 
 
 class Error(_Model):
-    """A message could not be handled; nothing changed. See docs/protocol.md for codes."""
+    """A message could not be handled; nothing changed. ``code``: the closed set
+    :data:`protocol.codes.ERROR_CODES` (docs/protocol.md, "Error codes")."""
 
     type: Literal["error"]
-    code: str
+    code: ErrorCode
     message: str
     ref: str | None = Field(default=None, description="type of the offending message, if known")
 

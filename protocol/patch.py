@@ -21,9 +21,46 @@ tells ``True`` from ``1`` and ``1`` from ``1.0``, the cases where ``==`` is too 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import jsonpatch
+import typing_extensions as te
+from pydantic import ConfigDict, Field, with_config
+
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+@with_config(_STRICT)
+class AddOperation(te.TypedDict):
+    """RFC 6902 ``add``: ``value`` goes at ``path`` (``/-``: the end of a list)."""
+
+    op: Literal["add"]
+    path: str
+    value: Any
+
+
+@with_config(_STRICT)
+class RemoveOperation(te.TypedDict):
+    """RFC 6902 ``remove``: the member at ``path`` goes."""
+
+    op: Literal["remove"]
+    path: str
+
+
+@with_config(_STRICT)
+class ReplaceOperation(te.TypedDict):
+    """RFC 6902 ``replace``: ``value`` takes the place of what is at ``path`` (``""``: the
+    whole document)."""
+
+    op: Literal["replace"]
+    path: str
+    value: Any
+
+
+PatchOperation = Annotated[
+    AddOperation | RemoveOperation | ReplaceOperation, Field(discriminator="op")
+]
+"""One operation of the patches :func:`diff` makes (only these three kinds)."""
 
 
 def _escape(key: str) -> str:

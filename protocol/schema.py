@@ -15,7 +15,29 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from . import shapes
+from .actions import Action
+from .codes import ErrorCode, HttpErrorCode, RejectCode
+from .http import HttpError, RoomCreatedBody, RoomSummary
 from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
+
+NAMED: dict[str, Any] = {
+    "ClientMessage": ClientMessage,
+    "ServerMessage": ServerMessage,
+    "View": shapes.View,
+    "Event": shapes.Event,
+    "Action": Action,
+    "Suggestion": shapes.Suggestion,
+    "Options": shapes.Options,
+    "GameResult": shapes.GameResult,
+    "RoomSummary": RoomSummary,
+    "RoomCreatedBody": RoomCreatedBody,
+    "HttpError": HttpError,
+    "ErrorCode": ErrorCode,
+    "RejectCode": RejectCode,
+    "HttpErrorCode": HttpErrorCode,
+}
+"""The types given a name of their own under ``$defs`` (besides every model they use)."""
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "protocol.schema.json"
 """Where the generated schema lives in the repository."""
@@ -25,14 +47,27 @@ def build_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of all messages, as plain data.
 
     The root is a ``oneOf`` of ``#/$defs/ClientMessage`` and ``#/$defs/ServerMessage``; each
-    message model has its own entry under ``$defs``.
+    message model has its own entry under ``$defs``, and so have the engine's data (``View``,
+    ``Event``, ``Action``, ``Suggestion``, ``Options``, ``GameResult`` and all they use), the
+    HTTP bodies (``RoomSummary``, ``RoomCreatedBody``, ``HttpError``) and the closed sets of
+    codes (``ErrorCode``, ``RejectCode``, ``HttpErrorCode``: each code with its meaning).
+
+    An object keyed by seat or side (``"0"`` .. ``"3"``) is given
+    ``"additionalProperties": false`` next to its ``patternProperties``, as the models
+    refuse any other key.
     """
     defs: dict[str, Any] = {}
-    for name, union in (("ClientMessage", ClientMessage), ("ServerMessage", ServerMessage)):
-        schema = TypeAdapter(union).json_schema(ref_template="#/$defs/{model}")
-        defs.update(schema.pop("$defs", {}))
+    for name, tp in NAMED.items():
+        schema = TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
+        for key, value in schema.pop("$defs", {}).items():
+            if defs.get(key, value) != value:
+                raise ValueError(f"two different types are named {key!r}")
+            defs[key] = value
+        if "$ref" in schema and len(schema) == 1:
+            continue  # a model: already under its own name
         schema["title"] = name
         defs[name] = schema
+    _close_keyed_objects(defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://cribbage.invalid/protocol.schema.json",
@@ -46,6 +81,17 @@ def build_schema() -> dict[str, Any]:
         "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
         "$defs": dict(sorted(defs.items())),
     }
+
+
+def _close_keyed_objects(node: Any) -> None:
+    if isinstance(node, dict):
+        if "patternProperties" in node:
+            node.setdefault("additionalProperties", False)
+        for value in node.values():
+            _close_keyed_objects(value)
+    elif isinstance(node, list):
+        for value in node:
+            _close_keyed_objects(value)
 
 
 def render() -> str:

@@ -13,29 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
+from protocol.events import redact as redact_event
 
 from .store.base import RoomRecord
 
-SERVER_EVENTS = frozenset(["seat_taken", "computer_standin", "timed_out"])
-"""Event types made by the server, not the engine."""
-
 
 def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """An event as ``seat`` may see it (None: a spectator).
-
-    Engine events go through ``engine.redact_event``. Server events are public, except that
-    ``timed_out`` hides the cards of a discard the computer made for another seat (like the
-    engine's ``discard`` event).
-    """
-    kind = event.get("type")
-    if kind == "timed_out":
-        action = event.get("action") or {}
-        if action.get("type") == "discard" and event.get("seat") != seat:
-            return {**event, "action": {**action, "cards": None}}
-        return event
-    if kind in SERVER_EVENTS:
-        return event
-    return engine.redact_event(event, seat)
+    """An event (engine or server) as ``seat`` (None: a spectator) may see it:
+    ``protocol.events.redact``, the one default-deny table of what each seat sees of every
+    event type (a ``timed_out`` discard's cards are hidden from the other seats, like the
+    engine's ``discard`` event)."""
+    return redact_event(event, seat)
 
 
 def turn_clock(record: RoomRecord) -> dict[str, int]:

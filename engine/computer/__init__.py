@@ -33,6 +33,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ..shapes import Action, Suggestion
 from . import muggins
 from .discard import rank_discards
 from .legal import legal_from_view
@@ -78,7 +79,7 @@ def decide(
     *,
     seed: int | str = 0,
     rematch: bool = False,
-) -> dict[str, Any] | None:
+) -> Action | None:
     """The action a computer player takes.
 
     Args:
@@ -124,7 +125,7 @@ def decide(
     return choices[0]
 
 
-def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> Suggestion:
     """The ``standard`` player's advice for a human seat's hint.
 
     Args:
@@ -132,8 +133,9 @@ def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]
         legal: ``engine.legal_actions(state, seat)`` for that seat.
 
     Returns:
-        Plain data with ``kind`` and ``best`` (the suggested member of ``legal``, or
-        ``None``), and ``goal`` (``"most"``, or ``"fewest"`` in Lowball):
+        Plain data (:data:`engine.shapes.Suggestion`) with ``kind`` and ``best`` (the
+        suggested member of ``legal``, or ``None``), and ``goal`` (``"most"``, or
+        ``"fewest"`` in Lowball):
 
         * ``{"kind": "discard", "choices": [{"cards": [...], "expected": float,
           "hand": float, "crib": float}, ...], "best": action}`` — every discard, best

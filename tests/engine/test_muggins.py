@@ -315,3 +315,46 @@ def test_stale_answer_after_the_show_is_over() -> None:
     with pytest.raises(RulesError) as err:
         engine.apply(state, 0, {"type": "answer", "call": "accept", "ref": ref})
     assert err.value.code == "stale_answer"
+
+
+@pytest.mark.parametrize(
+    ("scores", "announced", "call", "pegs_expected", "penalty", "caller_pegs", "over"),
+    [
+        # The owner's points reach the target: the wrong call's penalty is never pegged.
+        ([0, 105], 20, "muggins", [(1, 20, "hand")], 0, 0, True),
+        ([0, 105], 18, "overcount", [(1, 18, "hand")], 0, 0, True),
+        ([0, 101], 20, "overcount", [(1, 20, "hand")], 0, 0, True),
+        # ... nor the correct muggins caller's points (docs/rules.md §5.4: owner first).
+        ([0, 110], 16, "muggins", [(1, 16, "hand")], 0, 0, True),
+        # The penalty itself reaches the target: it was pegged, and counts.
+        ([0, 100], 19, "overcount", [(1, 19, "hand"), (1, 2, "penalty")], 2, 0, True),
+        # The caller's points reach the target: pegged, and count.
+        ([112, 0], 16, "muggins", [(1, 16, "hand"), (0, 4, "muggins")], 0, 4, True),
+        # Nobody reaches the target: everything is pegged.
+        ([0, 0], 20, "muggins", [(1, 20, "hand"), (1, 2, "penalty")], 2, 0, False),
+        ([0, 0], 16, "muggins", [(1, 16, "hand"), (0, 4, "muggins")], 0, 4, False),
+    ],
+)
+def test_result_and_counted_report_what_was_actually_pegged(
+    scores, announced, call, pegs_expected, penalty, caller_pegs, over
+) -> None:
+    """Issue 11: docs/rules.md §4.3, §5.3, §5.4 — once a peg of the step ends the game nothing
+    after it is pegged; ``muggins_result.penalty`` / ``caller_pegs`` and the view's
+    ``show.counted[].pegged`` / ``caller_pegs`` say what was pegged, as the pegs do."""
+    state = to_show(scores=scores)
+    state, _ = announce(state, 1, announced)
+    state, events = answer(state, 0, call)
+    assert pegs(events) == pegs_expected
+    assert (state.phase == "game_over") is over
+    (result,) = of_type(events, "muggins_result")
+    owner_pegged = sum(p for seat, p, _ in pegs(events) if seat == 1)
+    caller_pegged = sum(p for seat, p, _ in pegs(events) if seat == 0)
+    assert result["owner_pegs"] == announced
+    assert result["penalty"] == penalty
+    assert result["caller_pegs"] == caller_pegs == caller_pegged
+    assert result["owner_pegs"] + result["penalty"] == owner_pegged
+    for seat in (0, 1, None):
+        (counted,) = engine.view(state, seat)["show"]["counted"]
+        assert counted["pegged"] == owner_pegged
+        assert counted["caller_pegs"] == caller_pegged
+        assert counted["announced"] == announced and counted["call"] == call

@@ -143,7 +143,7 @@ async def test_a_frozen_redis_gets_honest_quick_answers(servers, own_redis):
         try:
             started = time.monotonic()
             answers = []
-            for i in range(3):
+            for _ in range(3):
                 answers.append(await ann.act(action, action_id="a-d1", timeout=10))
             took = time.monotonic() - started
             started = time.monotonic()

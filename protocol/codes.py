@@ -1,0 +1,134 @@
+"""Every error and reject code of the ``cribbage.v1`` protocol: a closed set, with meanings.
+
+A code is stable and machine-readable; the ``message`` next to it is for people and may
+change. Three families:
+
+* engine codes (:data:`engine.CODES`, raised as ``engine.RulesError``): an action the rules
+  refuse; sent in ``reject``;
+* codec codes (:class:`protocol.codec.ProtocolError`): a frame that is not a valid message;
+  sent in ``error``;
+* server codes: room, seat, token, session and store conditions; sent in ``error`` (for a
+  message other than ``act``), ``reject`` (for an ``act``) or an HTTP error body.
+
+:data:`ERROR_CODES`, :data:`REJECT_CODES` and :data:`HTTP_ERROR_CODES` are the codes each
+kind of answer may carry; :data:`ErrorCode`, :data:`RejectCode` and :data:`HttpErrorCode` are
+the same sets as types (the JSON Schema lists every code with its meaning). A test scans
+``server/`` and ``protocol/codec.py`` for codes, so a new one cannot ship without being
+added here (and documented in docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import WithJsonSchema
+
+import engine
+from engine.errors import MEANINGS as ENGINE_MEANINGS
+
+CODEC_MEANINGS: dict[str, str] = {
+    "bad_frame": (
+        "not decodable: not JSON/msgpack, not a map, or the wrong frame kind for the "
+        "subprotocol (binary on JSON, text on msgpack)"
+    ),
+    "frame_too_large": "the frame is longer than max_frame_bytes (told in welcome)",
+    "bad_message": (
+        "decodes, but is not a valid client message (unknown type, missing, extra or "
+        "malformed fields)"
+    ),
+}
+"""Codes of :class:`protocol.codec.ProtocolError`."""
+
+SERVER_MEANINGS: dict[str, str] = {
+    "hello_required": "a message other than hello or ping before hello",
+    "already_welcomed": "a second hello on the same connection",
+    "not_joined": "resync, leave or set_computer (without a room) before joining a room",
+    "not_seated": "hint or act from a connection without a seat (spectators cannot act)",
+    "hints_disabled": "hint in a room whose room_settings.hints is false",
+    "room_not_found": "no such room (or it expired after 24 h idle)",
+    "bad_seat": "no such seat in this room",
+    "seat_taken": "the seat is held by another token",
+    "already_seated": (
+        "join of a free seat with a token that already holds another seat of the room"
+    ),
+    "bad_token": (
+        "the token does not hold that seat (or no longer does), was not issued by this "
+        "server, or is not the room's creator token (set_computer)"
+    ),
+    "bad_options": (
+        "create_room options, computers or room settings invalid (e.g. partnerships "
+        "without 4 players), or an unknown computer level"
+    ),
+    "not_started": "seats are still free; the game has not started",
+    "busy": "the room kept changing under a write for 20 attempts; nothing changed, retry",
+    "store_unavailable": "the room store could not be reached; nothing changed, retry",
+    "outcome_unknown": (
+        "the store failed in the middle of a commit: the action may or may not have been "
+        "applied; re-send the same action_id to learn the outcome (it is applied at most "
+        "once)"
+    ),
+    "action_id_reused": (
+        "an action_id this seat already used in this game, with a different action; "
+        "nothing changed"
+    ),
+    "internal": "a server fault (logged); nothing changed",
+    "too_large": "HTTP only: the request body is larger than 16 KiB",
+}
+"""Codes the server itself sends (room service, sessions, HTTP)."""
+
+INTERNAL_MEANINGS: dict[str, str] = {
+    "conflict": (
+        "never sent: the room moved on under a computer seat's conditional action "
+        "(RoomService.act with expected_version); the computer decides again"
+    ),
+}
+"""Codes used between server parts only; listed so the scan of ``server/`` knows them."""
+
+MEANINGS: dict[str, str] = {**ENGINE_MEANINGS, **CODEC_MEANINGS, **SERVER_MEANINGS}
+"""Every code a client may receive, with its meaning."""
+
+ENGINE_CODES: frozenset[str] = frozenset(engine.CODES)
+CODEC_CODES: frozenset[str] = frozenset(CODEC_MEANINGS)
+SERVER_CODES: frozenset[str] = frozenset(SERVER_MEANINGS)
+
+ERROR_CODES: tuple[str, ...] = (
+    "bad_frame", "frame_too_large", "bad_message", "hello_required", "already_welcomed",
+    "not_joined", "not_seated", "hints_disabled", "room_not_found", "bad_seat", "seat_taken",
+    "already_seated", "bad_token", "bad_options", "busy", "store_unavailable",
+    "outcome_unknown", "internal",
+)
+"""Codes of an ``error`` frame: the message was not handled and nothing changed (except
+``outcome_unknown``: see its meaning)."""
+
+REJECT_CODES: tuple[str, ...] = (
+    *sorted(ENGINE_CODES),
+    "not_seated", "bad_token", "not_started", "room_not_found", "busy", "store_unavailable",
+    "outcome_unknown", "action_id_reused", "internal",
+)
+"""Codes of a ``reject`` frame: an ``act`` was refused and nothing changed (except
+``outcome_unknown``: the outcome is not known yet; re-send the same ``action_id``)."""
+
+HTTP_ERROR_CODES: tuple[str, ...] = (
+    "bad_options", "too_large", "room_not_found", "store_unavailable", "internal",
+)
+"""Codes of an HTTP error body ``{"error": {"code", "message"}}``."""
+
+
+def _closed_set(name: str, codes: tuple[str, ...]) -> Any:
+    """A ``Literal`` of ``codes`` whose JSON Schema lists each code with its meaning."""
+    schema = {
+        "title": name,
+        "type": "string",
+        "oneOf": [{"const": c, "description": MEANINGS[c]} for c in codes],
+    }
+    return Annotated[Literal[codes], WithJsonSchema(schema)]  # type: ignore[valid-type]
+
+
+ErrorCode = _closed_set("ErrorCode", ERROR_CODES)
+"""The code of an ``error`` frame."""
+
+RejectCode = _closed_set("RejectCode", REJECT_CODES)
+"""The code of a ``reject`` frame."""
+
+HttpErrorCode = _closed_set("HttpErrorCode", HTTP_ERROR_CODES)
+"""The code of an HTTP error body."""

@@ -1,0 +1,107 @@
+"""The server's own events, and the one redaction table for every event a client receives.
+
+An ``update`` carries the engine's events (:data:`engine.shapes.Event`) and these server
+events, each redacted for the connection's seat by :func:`redact`:
+
+* ``seat_taken``: a seat was taken (by a human, or given to a computer player);
+* ``computer_standin``: a computer's stand-in for an absent human player started or ended;
+* ``timed_out``: a seat's turn clock ran out and the server's computer acted for it.
+
+Redaction is default-deny (:func:`engine.redact_event`): :data:`REDACTIONS` lists, per event
+type, the fields every seat sees and those only their owner sees; an unlisted field is
+dropped and an unknown event type is reduced to ``{"type": ...}``. A ``timed_out`` event's
+``action`` is public except a discard's ``cards``, which only the seat itself sees (others
+get ``null``, as in the engine's ``discard`` event).
+"""
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import typing_extensions as te
+from pydantic import ConfigDict, Field, with_config
+
+import engine
+from engine import EventRedaction
+
+from .actions import Action
+
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+Seat = te.Annotated[int, Field(ge=0, le=3)]
+
+
+@with_config(_STRICT)
+class SeatTakenEvent(te.TypedDict):
+    """A seat was taken: by a human (``join``), or given to a computer player."""
+
+    type: Literal["seat_taken"]
+    seat: Seat
+    name: te.Annotated[str, Field(description="The name the seat is known by at the table.")]
+    kind: te.NotRequired[
+        te.Annotated[Literal["computer"], Field(description="Present for a computer player.")]
+    ]
+    level: te.NotRequired[
+        te.Annotated[
+            Literal["easy", "standard"], Field(description="A computer player's level.")
+        ]
+    ]
+
+
+@with_config(_STRICT)
+class ComputerStandinEvent(te.TypedDict):
+    """A computer's stand-in for an absent human player started (``active``) or ended."""
+
+    type: Literal["computer_standin"]
+    seat: Seat
+    name: str | None
+    active: bool
+
+
+@with_config(_STRICT)
+class HiddenDiscardAction(te.TypedDict):
+    """A discard as other seats see it: which cards stays hidden."""
+
+    type: Literal["discard"]
+    cards: None
+
+
+@with_config(_STRICT)
+class TimedOutEvent(te.TypedDict):
+    """A seat's turn clock ran out: the server's computer took ``action`` for it (the
+    action's own events follow in the same update)."""
+
+    type: Literal["timed_out"]
+    seat: Seat
+    action: te.Annotated[
+        Action | HiddenDiscardAction,
+        Field(
+            description="The action taken for the seat; a discard's cards are null for "
+            "every other seat."
+        ),
+    ]
+
+
+SERVER_EVENTS: tuple[type, ...] = (SeatTakenEvent, ComputerStandinEvent, TimedOutEvent)
+"""The server's event types (their ``type`` values: ``seat_taken``, ``computer_standin``,
+``timed_out``)."""
+
+SERVER_EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
+    "seat_taken": EventRedaction(public=frozenset(("type", "seat", "name", "kind", "level"))),
+    "computer_standin": EventRedaction(public=frozenset(("type", "seat", "name", "active"))),
+    "timed_out": EventRedaction(
+        public=frozenset(("type", "seat", "action")), own=frozenset(("action.cards",))
+    ),
+}
+"""Per server event type, what each seat may see."""
+
+REDACTIONS: Mapping[str, EventRedaction] = {
+    **engine.EVENT_REDACTIONS, **SERVER_EVENT_REDACTIONS
+}
+"""Every event type a client may receive, engine and server, with what each seat sees."""
+
+
+def redact(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
+    """Any event (engine or server) as ``seat`` may see it (``None``: a spectator); a fresh
+    copy. :func:`engine.redact_event` with :data:`REDACTIONS`: unknown types come back as
+    ``{"type": ...}`` only."""
+    return engine.redact_event(event, seat, REDACTIONS)
