@@ -195,7 +195,7 @@ TurnClock = Annotated[
 
 Options = typed_dict(es.Options)
 GameResult = typed_dict(es.GameResult)
-View = typed_dict(es.View, extra={"turn_clock": te.NotRequired[TurnClock]})
+View = typed_dict(es.View, extra={"turn_clock": TurnClock})
 """The view as sent: ``engine.view(state, seat)`` and ``turn_clock``."""
 
 ENGINE_EVENTS: tuple[Any, ...] = tuple(typed_dict(e) for e in get_args(es.Event))
