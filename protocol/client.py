@@ -74,6 +74,8 @@ class Client:
         self.views: dict[int, dict[str, Any] | None] = {}
         self.problems: list[str] = []
         self.closed = asyncio.Event()
+        self.close_code: int | None = None
+        """The WebSocket close code once closed (1006 when the connection just died)."""
         self._waiters: list[tuple[Predicate, asyncio.Future[dict[str, Any]]]] = []
         self._changed = asyncio.Event()
         self._ids = itertools.count(1)
@@ -145,8 +147,15 @@ class Client:
 
     # -- sending -------------------------------------------------------------------------
     async def send(self, message: BaseModel | dict[str, Any]) -> None:
-        """Send one message (a model or plain data), encoded for this connection."""
-        await self.ws.send(encode(message, self.encoding))
+        """Send one message (a model or plain data), encoded for this connection.
+
+        Raises:
+            ClientError: ``closed`` when the connection is gone.
+        """
+        try:
+            await self.ws.send(encode(message, self.encoding))
+        except websockets.exceptions.ConnectionClosed:
+            raise ClientError("closed", "the connection closed") from None
 
     async def send_raw(self, frame: str | bytes) -> None:
         """Send a frame as-is (tests of malformed input)."""
@@ -162,7 +171,11 @@ class Client:
             TimeoutError: nothing matched within ``timeout`` seconds.
         """
         fut = self._expect(until)
-        await self.send(message)
+        try:
+            await self.send(message)
+        except ClientError:
+            fut.cancel()
+            raise
         frame = await asyncio.wait_for(fut, timeout)
         if frame["type"] == "error":
             raise ClientError(frame["code"], frame["message"])
@@ -256,6 +269,8 @@ class Client:
         except websockets.exceptions.ConnectionClosed:
             pass
         finally:
+            code = getattr(self.ws, "close_code", None)
+            self.close_code = 1006 if code is None else code
             self.closed.set()
             for _, fut in self._waiters:
                 if not fut.done():

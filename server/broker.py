@@ -22,8 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from .store.base import StoreUnavailable
 
 log = logging.getLogger(__name__)
+
+SUBSCRIBE_TIMEOUT_SECONDS = 2.0
+"""How long a subscription waits for Redis to confirm it."""
 
 Listener = Callable[[dict[str, Any]], None]
 """Called with each message of a room, in channel order, on the event loop. Must not block.
@@ -172,17 +178,28 @@ class RedisBroker(Broker):
         self._task = asyncio.create_task(self._reader(), name="redis-broker-reader")
 
     async def subscribe(self, room_id: str, listener: Listener) -> None:
-        """See :meth:`Broker.subscribe`; waits for Redis to confirm (up to 5 s)."""
+        """See :meth:`Broker.subscribe`; waits for Redis to confirm (up to
+        :data:`SUBSCRIBE_TIMEOUT_SECONDS`).
+
+        Raises:
+            StoreUnavailable: Redis could not be reached or did not confirm in time (the
+                room is not followed).
+        """
         channel = channel_name(self._prefix, room_id)
         self._listeners[room_id] = listener
         self._rooms_by_channel[channel] = room_id
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.setdefault(channel, []).append(fut)
-        await self._pubsub.subscribe(channel)
         try:
-            await asyncio.wait_for(fut, 5.0)
-        except TimeoutError:
-            log.warning("no subscribe confirmation for %s", channel)
+            await self._pubsub.subscribe(channel)
+            await asyncio.wait_for(fut, SUBSCRIBE_TIMEOUT_SECONDS)
+        except (RedisError, OSError, TimeoutError) as exc:
+            self._listeners.pop(room_id, None)
+            self._rooms_by_channel.pop(channel, None)
+            self._pending.pop(channel, None)
+            with contextlib.suppress(Exception):
+                await self._pubsub.unsubscribe(channel)
+            raise StoreUnavailable(f"could not subscribe to {channel}: {exc}") from exc
 
     async def unsubscribe(self, room_id: str) -> None:
         """See :meth:`Broker.unsubscribe`."""

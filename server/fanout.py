@@ -47,6 +47,7 @@ class LocalRoom:
         self.presence: dict[int, int] = {}
         self.versions: OrderedDict[int, VersionData] = OrderedDict()
         self.catching_up = False
+        self.catch_up_again = False
 
     def ingest(
         self,
@@ -88,6 +89,13 @@ class LocalRoom:
         """The newest known version (-1 if none)."""
         latest = self.latest()
         return latest.version if latest is not None else -1
+
+    @property
+    def delivered(self) -> int:
+        """The oldest version any of this room's sessions has been sent (-1 if none): a
+        room whose store version is newer has sessions that missed something."""
+        return min((s.last_version for s in self.sessions if s.last_version >= 0),
+                   default=self.latest_version)
 
     def seats(self, record: RoomRecord) -> list[dict[str, Any]]:
         """Seat facts with this process's view of presence."""
@@ -220,47 +228,58 @@ class LocalRooms:
 
     async def catch_up(self, room_id: str) -> bool:
         """Bring the room's local sessions up to the store's current version, with the
-        events they missed (read from the room's log).
+        events they missed (read from the room's log). A call while one is running makes
+        that one go round again, so no request is lost.
 
         Returns:
             True when a newer version was found and delivered.
         """
         local = self.rooms.get(room_id)
-        if local is None or local.catching_up:
+        if local is None:
+            return False
+        if local.catching_up:
+            local.catch_up_again = True
             return False
         local.catching_up = True
+        delivered_any = False
         try:
-            record, _ = await self.service.store.load(room_id)
-            if record is None:
-                return False
-            with contextlib.suppress(StoreError):
-                presence = await self.service.store.presence(room_id)
-                for seat in set(presence) | set(local.presence):
-                    now_on = presence.get(seat, 0) > 0
-                    if now_on != (local.presence.get(seat, 0) > 0):
-                        local.presence[seat] = presence.get(seat, 0)
-                        self._presence(local, seat, now_on)
-                    local.presence[seat] = presence.get(seat, 0)
-            delivered = min((s.last_version for s in local.sessions), default=-1)
-            if record.version <= max(delivered, 0) and local.latest_version >= record.version:
-                return False
-            after = max(delivered, 0)
-            entries = await self.service.store.log(room_id, after)
-            backlog = [(e["v"], e.get("events") or []) for e in entries
-                       if e["v"] < record.version]
-            own = next((e.get("events") or [] for e in entries if e["v"] == record.version), [])
-            self.service.remember(record)
-            data = local.versions.get(record.version)
-            if data is None or not data.backlog:
-                local.versions.pop(record.version, None)
-                data = local.ingest(record, own, True, backlog=backlog)
-            self.catch_ups += 1
-            self._deliver(local, data)
-            return True
+            while True:
+                local.catch_up_again = False
+                delivered_any = await self._catch_up_once(local) or delivered_any
+                if not local.catch_up_again or self.rooms.get(room_id) is not local:
+                    return delivered_any
         except StoreError:
-            return False
+            return delivered_any
         finally:
             local.catching_up = False
+
+    async def _catch_up_once(self, local: LocalRoom) -> bool:
+        room_id = local.room_id
+        record, _ = await self.service.store.load(room_id)
+        if record is None:
+            return False
+        with contextlib.suppress(StoreError):
+            presence = await self.service.store.presence(room_id)
+            for seat in set(presence) | set(local.presence):
+                now_on = presence.get(seat, 0) > 0
+                was_on = local.presence.get(seat, 0) > 0
+                local.presence[seat] = presence.get(seat, 0)
+                if now_on != was_on:
+                    self._presence(local, seat, now_on)
+        after = max(local.delivered, 0)
+        if record.version <= after:
+            return False
+        entries = await self.service.store.log(room_id, after)
+        backlog = [(e["v"], e.get("events") or []) for e in entries if e["v"] < record.version]
+        own = next((e.get("events") or [] for e in entries if e["v"] == record.version), [])
+        self.service.remember(record)
+        data = local.versions.get(record.version)
+        if data is None or (backlog and not data.backlog):
+            local.versions.pop(record.version, None)
+            data = local.ingest(record, own, True, backlog=backlog)
+        self.catch_ups += 1
+        self._deliver(local, data)
+        return True
 
     async def check_versions(self) -> int:
         """Read the versions of every followed room in one round trip and catch up those
@@ -279,8 +298,7 @@ class LocalRooms:
         behind = [
             room_id for room_id, version in zip(rooms, versions, strict=True)
             if version is not None and room_id in self.rooms
-            and version > self.rooms[room_id].latest_version
-            and not self.rooms[room_id].catching_up
+            and version > self.rooms[room_id].delivered
         ]
         results = await asyncio.gather(*(self.catch_up(r) for r in behind))
         return sum(1 for r in results if r)

@@ -51,6 +51,8 @@ class Sweeper:
         self.handlers: dict[str, Handler] = {ANSWER_TIMEOUT: self._answer_timeout}
         self.fired = 0
         """Deadlines run since start."""
+        self.retried = 0
+        """Deadlines left to run again because the store failed under their handler."""
         self.lateness: list[float] = []
         """How late (seconds after due) the last deadlines ran, newest last."""
         self._task: asyncio.Task[None] | None = None
@@ -107,7 +109,12 @@ class Sweeper:
 
     async def _run(self, claim: Claim) -> None:
         """Run one claimed deadline's handler, renewing the claim's lease while it runs,
-        then complete the claim (unless the deadline was rescheduled meanwhile)."""
+        then complete the claim (unless the deadline was rescheduled meanwhile).
+
+        A handler that fails because the store failed leaves the claim to expire: the
+        deadline runs again (here or elsewhere) once its lease ends, so an outage delays it
+        by a lease but never loses it.
+        """
         handler = self.handlers.get(claim.deadline.kind)
         held = [claim]
         renew = asyncio.create_task(self._renew(held, self.settings.deadline_lease_seconds))
@@ -120,7 +127,9 @@ class Sweeper:
             self.lateness.append(max(0.0, self.service.clock() - claim.deadline.due))
             del self.lateness[:-256]
         except StoreError:
-            pass  # the store's outage is logged once by its health; the lease brings it back
+            # The store's outage is logged once by its health; the lease brings it back.
+            self.retried += 1
+            return
         except Exception:
             log.exception("deadline %s failed", claim.deadline.member)
         finally:

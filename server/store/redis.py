@@ -43,6 +43,7 @@ and the scripts that touch both are cross-slot (issue 13 moves the index).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 from collections.abc import Awaitable, Callable
@@ -144,12 +145,21 @@ class RedisStore(RoomStore):
         return f"{self.prefix}{{owners}}:rooms:{owner}"
 
     # -- calling Redis ---------------------------------------------------------------------
+    async def _failed(self, exc: BaseException) -> None:
+        """Note a failure; at the start of an outage drop the pool's idle connections (after
+        a Redis restart each of them would otherwise fail once more when next used)."""
+        starting = not self.health.down
+        self.health.failed(exc)
+        if starting:
+            with contextlib.suppress(Exception):
+                await self.redis.connection_pool.disconnect(inuse_connections=False)
+
     async def _read(self, call: Callable[[], Awaitable[_T]]) -> _T:
         """Run a read (or a write that is safe to lose): any failure is StoreUnavailable."""
         try:
             result = await call()
         except (TimeoutError, RedisError, OSError) as exc:
-            self.health.failed(exc)
+            await self._failed(exc)
             raise StoreUnavailable(str(exc)) from exc
         self.health.succeeded()
         return result
@@ -165,7 +175,7 @@ class RedisStore(RoomStore):
         try:
             conn = await pool.get_connection()
         except (TimeoutError, RedisError, OSError) as exc:
-            self.health.failed(exc)
+            await self._failed(exc)
             raise StoreUnavailable(str(exc)) from exc
         try:
             try:
@@ -183,7 +193,7 @@ class RedisStore(RoomStore):
                 raise
             if isinstance(exc, RedisError) and not _is_connection_error(exc):
                 raise  # a script error: a bug, not an outage
-            self.health.failed(exc)
+            await self._failed(exc)
             raise OutcomeUnknown(str(exc)) from exc
         await pool.release(conn)
         self.health.succeeded()

@@ -3,6 +3,7 @@ against the computer under Back-up 10, and a reload that comes back to the same 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -332,3 +333,36 @@ def test_the_creator_gives_a_seat_to_a_computer(quick_takeover_server: Any,
     anna.wait_for_selector(".player[data-seat='2'] [data-presence=on]")
     assert "Ben is back and plays again" in anna.inner_text(".log")
     assert not rejects(frames)
+
+
+def test_the_turn_clock_counts_down_and_the_computer_moves_for_an_idle_player(
+        live_server: Any, new_page: Any) -> None:
+    """The start page offers a turn clock (sent as room.turn_seconds). At a table whose
+    clock is short, each player's countdown shows; Anna does nothing, so when her time is
+    up the computer lays away for her, and her page says so."""
+    anna, ben = new_page(), new_page()
+    anna.goto(live_server.url + "/")
+    anna.select_option("#turn-clock", "60")
+    anna.fill("#your-name", "Anna")
+    with anna.expect_request("**/api/rooms") as request:
+        anna.click("button[type=submit]")
+    assert json.loads(request.value.post_data)["room"]["turn_seconds"] == 60
+    anna.wait_for_selector("#table[data-conn=open]")
+
+    # A table with a 3-second clock (the API allows short clocks; the page offers 30 s+).
+    created = httpx.post(f"{live_server.url}/api/rooms", json={
+        "options": {"players": 2}, "room": {"turn_seconds": 3}}).json()
+    link = f"{live_server.url}/r/{created['room']}"
+    sit(anna, link, "Anna", seat=0)
+    sit(ben, link, "Ben", seat=1)
+    anna.wait_for_selector("#table[data-phase=discard]")
+    chip = anna.wait_for_selector(".player[data-seat='0'] .chip.clock")
+    assert re.fullmatch(r"⏱ [0-3] s", chip.inner_text().strip())
+    assert anna.locator(".player[data-seat='1'] .chip.clock").count() == 1
+    # Ben lays away; Anna does nothing and her clock runs out.
+    act_once(ben)
+    anna.wait_for_selector("text=Your time ran out: the computer made your move.",
+                           timeout=10_000)
+    ben.wait_for_selector("text=Anna's time ran out: the computer made the move.")
+    anna.wait_for_selector("#table[data-phase=play]")
+    assert len(hand(anna)) == 4

@@ -211,3 +211,52 @@ async def test_the_turn_clock_plays_for_an_idle_player(servers):
     finally:
         await ann.close()
         await bob.close()
+
+
+def test_the_bot_comes_back_after_a_restart_and_a_crash(own_redis, tmp_path):
+    """cribbage-bot plays against a computer seat; its server is restarted gracefully (the
+    bot sees close code 1012) and later killed with -9 (1006) and started again: the bot
+    reconnects each time, resumes its seat and plays to game over (exit status 0)."""
+    import json as _json
+    import subprocess
+    import sys
+
+    from crib_wire import ROOT
+
+    server = ProcessServer(own_redis.url, "bot:", tmp_path / "server.log",
+                           CRIBBAGE_BOT_DELAY_SECONDS="0.05")
+    server.start()
+    bot = None
+    try:
+        created = httpx.post(f"{server.http}/api/rooms", json={
+            "options": {"players": 2, "target": 121}, "computers": {"0": "standard"}}).json()
+        room = created["room"]
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "protocol.bot", server.ws, room, "1", "--level", "easy",
+             "--log-level", "info"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+
+        def version() -> int:
+            return httpx.get(f"{server.http}/api/rooms/{room}").json()["version"]
+
+        for stop in (server.stop, server.kill):
+            seen = version()
+            end = time.monotonic() + 30
+            while version() < seen + 8:
+                assert time.monotonic() < end
+                time.sleep(0.1)
+            stop()
+            time.sleep(0.3)
+            server.start()
+        out, err = bot.communicate(timeout=120)
+        assert bot.returncode == 0, err
+        summary = _json.loads(out.strip().splitlines()[-1])
+        assert summary["games"] == 1 and summary["reconnects"] >= 2, summary
+        assert "(1012)" in err and "(1006)" in err, err
+        info = httpx.get(f"{server.http}/api/rooms/{room}").json()
+        assert info["status"] == "game_over"
+    finally:
+        if bot is not None and bot.poll() is None:
+            bot.kill()
+        server.stop()

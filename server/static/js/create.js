@@ -17,11 +17,18 @@ const SEAT_CHOICES = [
   { value: "easy", label: "Computer — easy" },
 ];
 
+const TURN_CLOCKS = [
+  { value: "", label: "Off" },
+  { value: "30", label: "30 seconds a move" },
+  { value: "60", label: "60 seconds a move" },
+  { value: "120", label: "2 minutes a move" },
+];
+
 export function startPage(root) {
   // Form state survives re-renders (changing the player count redraws the seat list).
   const state = {
     name: loadName(), layout: "2", target: "121", muggins: false, lowball: false,
-    backup10: false, hints: true, seats: { 1: "person", 2: "person", 3: "person" },
+    backup10: false, hints: true, turnSeconds: "", seats: { 1: "person", 2: "person", 3: "person" },
     busy: false, error: null,
   };
 
@@ -49,7 +56,7 @@ export function startPage(root) {
       },
       // The answer window and the takeover grace are the server's defaults; the table
       // shows the effective values (room_settings).
-      room: { hints: state.hints },
+      room: { hints: state.hints, turn_seconds: state.turnSeconds ? Number(state.turnSeconds) : null },
       computers,
     };
     state.busy = true;
@@ -134,6 +141,15 @@ export function startPage(root) {
             check("backup10", "Back-up 10", "a hand or crib that scores nothing moves back 10 holes"),
             check("hints", "Allow hints", "players may ask the computer for a suggestion")),
           lowballMuggins ? h("p", { class: "note" }, "With Lowball the game is played without Muggins.") : null),
+        h("div", { class: "field" },
+          h("label", { for: "turn-clock" }, "Turn clock"),
+          h("select", {
+            id: "turn-clock", name: "turn-clock", "data-key": "turn-clock",
+            "aria-describedby": "turn-clock-help",
+            onchange: (e) => { state.turnSeconds = e.target.value; },
+          }, TURN_CLOCKS.map((c) => h("option", { value: c.value, selected: state.turnSeconds === c.value }, c.label))),
+          h("small", { id: "turn-clock-help" },
+            "when a player's time runs out, the computer plays that move for them")),
         h("fieldset", {},
           h("legend", {}, "Seats"),
           h("ul", { class: "seat-choices" }, seatRows())),

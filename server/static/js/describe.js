@@ -162,6 +162,10 @@ export function logLine(ev, names) {
       }
       return ev.active ? `${who(ev.seat)} is away: the computer plays for them until they are back.`
         : `${who(ev.seat)} is back and plays again.`;
+    case "timed_out":
+      return ev.seat === names.me
+        ? "Your time ran out: the computer made your move."
+        : `${who(ev.seat)}'s time ran out: the computer made the move.`;
     case "game_start":
       return ev.game_number > 1 ? `Game ${ev.game_number} begins.` : "The game begins.";
     case "cut_for_deal":

@@ -8,6 +8,9 @@ import { applyPatch } from "./patch.js";
 
 const SUBPROTOCOL = "cribbage.v1.json";
 const RETRY_DELAYS_MS = [300, 1000, 2000, 4000, 8000];
+/** A ping this often tells the page whether it missed a version (the pong carries the
+ * room's latest version) and keeps idle connections alive through proxies. */
+const PING_MS = 20000;
 
 export class RoomConnection {
   /**
@@ -50,6 +53,8 @@ export class RoomConnection {
     this.ws = ws;
     ws.onopen = () => {
       this.send({ type: "hello", name: this.name, token: this.playerToken || undefined, client: "web/1" });
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => this.send({ type: "ping" }), PING_MS);
     };
     ws.onmessage = (e) => {
       let msg;
@@ -62,6 +67,7 @@ export class RoomConnection {
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;
+      clearInterval(this.pingTimer);
       this.joined = false;
       if (this.closedByUs) {
         this.onstatus("closed");
@@ -76,6 +82,7 @@ export class RoomConnection {
 
   close() {
     this.closedByUs = true;
+    clearInterval(this.pingTimer);
     clearTimeout(this.retryTimer);
     if (this.ws) this.ws.close();
   }
@@ -105,6 +112,12 @@ export class RoomConnection {
           type: "join", room: this.room, seat: this.seat,
           token: this.seat !== null && this.seatToken ? this.seatToken : undefined,
         });
+        break;
+      case "pong":
+        // The server knows a newer version than this page has: something was missed.
+        if (this.joined && typeof msg.version === "number" && msg.version > this.version) {
+          this.send({ type: "resync" });
+        }
         break;
       case "snapshot":
         this.joined = true;

@@ -311,8 +311,9 @@ export function roomPage(root, roomId) {
     // Keep the play-by-play scrolled to the newest line, unless the reader scrolled up.
     const newLog = root.querySelector(".log");
     if (newLog && atBottom) newLog.scrollTop = newLog.scrollHeight;
-    // A running Muggins answer window: redraw every second for the countdown.
-    const ticking = state.answerDeadline && state.answerDeadline > Date.now();
+    // A running Muggins answer window or turn clock: redraw every second for the countdown.
+    const clocks = Object.values(state.view?.turn_clock || {});
+    const ticking = (state.answerDeadline && state.answerDeadline > Date.now()) || clocks.length > 0;
     if (ticking && !tickTimer) tickTimer = setInterval(render, 1000);
     if (!ticking && tickTimer) { clearInterval(tickTimer); tickTimer = null; }
   }
@@ -507,6 +508,14 @@ export function roomPage(root, roomId) {
       if (v.turn === s && v.phase !== "game_over") chips.push(h("span", { class: "chip turn" }, v.phase === "show" ? "to announce" : "to play"));
       if (v.phase === "discard" && v.discarded[s]) chips.push(h("span", { class: "chip done" }, "crib ✓"));
       if (v.go?.[s]) chips.push(h("span", { class: "chip go" }, "go"));
+      const due = v.turn_clock?.[String(s)];
+      if (due) {
+        const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
+        chips.push(h("span", {
+          class: ["chip clock", left <= 10 && "urgent"], "data-clock-seat": s,
+          title: "Time left for this move; then the computer plays it",
+        }, `⏱ ${left} s`));
+      }
       const partners = v.options.partnerships ? ` · team ${v.sides[s] === 0 ? "A" : "B"}` : "";
       return h("li", { class: ["player", v.turn === s && "has-turn", s === state.seat && "me"], "data-seat": s },
         h("span", { class: "player-name" }, names.seat(s) === "You" ? `${seat.name || "You"} (you)` : names.seat(s)),

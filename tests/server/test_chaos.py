@@ -1,0 +1,338 @@
+"""Chaos: two server processes on a Redis of the test's own (AOF, fsync always), a few dozen
+rooms of scripted and computer seats, one process killed with -9 and restarted again and
+again, Redis restarted once, players who vanish for good and players who leave cleanly.
+
+Then: every game reaches game over within a bound; every acknowledged action is in its
+room's log exactly once (and no action id twice); each log replays through the engine to
+the room's stored state; and presence matches the connections actually open.
+
+Bounded in time (about a minute; 150 s at most for the games) and stops everything it
+started. A summary line (rooms, kills, acked actions, longest pause) is printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from crib_wire import ProcessServer, RedisServer
+from redis.asyncio import Redis
+
+import engine
+from protocol.client import Client, ClientError
+from server.store.redis import RedisStore
+
+pytestmark = pytest.mark.slow
+
+PREFIX = "chaos:"
+GAMES_BOUND_SECONDS = 150
+TOO_LATE = {"nothing_to_answer", "already_answered", "wrong_phase", "not_an_opponent",
+            "game_over", "stale_answer", "not_your_turn", "already_discarded",
+            "card_not_in_hand", "already_announced", "count_over_31"}
+RETRY = {"outcome_unknown", "store_unavailable", "busy"}
+
+
+@dataclass
+class Stats:
+    acked: dict[tuple[str, int, str], int] = field(default_factory=dict)
+    versions: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
+    reconnects: int = 0
+    outcome_unknown: int = 0
+    store_unavailable: int = 0
+
+
+class Player:
+    """A scripted player: plays legal moves from its own view, reconnects to any live
+    process with backoff, re-sends an unanswered action with the same id.
+
+    ``leave``: after ``after`` actions it vanishes for good — ``"abort"`` (the connection
+    just dies) or ``"clean"`` (``leave`` then a clean close); None plays to the end.
+    """
+
+    def __init__(self, servers: list[ProcessServer], room: str, seat: int, stats: Stats,
+                 rng: random.Random, leave: str | None = None, after: int = 0) -> None:
+        self.servers = servers
+        self.room = room
+        self.seat = seat
+        self.stats = stats
+        self.rng = rng
+        self.leave = leave
+        self.after = after
+        self.token: str | None = None
+        self.seat_token: str | None = None
+        self.client: Client | None = None
+        self.pending: tuple[str, dict[str, Any]] | None = None
+        self.sent = 0
+        self.done = False
+        self.gone = False
+        self.last_error: str | None = None
+        self.history: list[tuple[float, str]] = []
+
+    async def run(self, deadline: float) -> None:
+        failures = 0
+        while not self.done and time.monotonic() < deadline:
+            server = self.rng.choice(self.servers)
+            try:
+                client = await Client.connect(server.ws, name=f"p{self.seat}", token=self.token,
+                                              record=False, timeout=3)
+            except Exception as exc:
+                self.last_error = f"connect: {exc!r}"
+                self.history.append((time.monotonic(), f"connect {server.port}: {exc!r}"))
+                failures += 1
+                await asyncio.sleep(min(2.0, 0.05 * 2 ** failures) * self.rng.random())
+                continue
+            self.client = client
+            self.history.append((time.monotonic(), f"connected {server.port}"))
+            self.token = client.player_token
+            try:
+                await client.join(self.room, self.seat, token=self.seat_token, timeout=5)
+                self.seat_token = client.seat_token
+                failures = 0
+                await self.play(client, deadline)
+            except (ClientError, TimeoutError, OSError) as exc:
+                self.last_error = f"play: {exc!r}"
+                self.history.append((time.monotonic(), f"play: {exc!r} v{client.version}"))
+            if self.done or self.gone:
+                return
+            self.stats.reconnects += 1
+            with contextlib.suppress(Exception):
+                await client.close()
+            failures += 1
+            await asyncio.sleep(min(2.0, 0.05 * 2 ** failures) * self.rng.random())
+
+    def note(self, client: Client) -> None:
+        self.stats.versions.setdefault(self.room, []).append((time.monotonic(), client.version))
+
+    async def play(self, client: Client, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            view = client.view
+            self.note(client)
+            if view is not None and view["phase"] == "game_over":
+                self.done = True
+                return
+            if self.leave and self.sent >= self.after and self.pending is None:
+                self.gone = True
+                if self.leave == "abort":
+                    await client.abort()
+                else:
+                    with contextlib.suppress(Exception):
+                        await client.request({"type": "leave"}, lambda f: f["type"] == "left")
+                    await client.close()
+                return
+            if self.pending is None:
+                legal = [a for a in (view or {}).get("legal", []) if a["type"] != "rematch"]
+                if not legal:
+                    seen = client.version
+                    with contextlib.suppress(TimeoutError):
+                        await client.wait_until(
+                            lambda c, s=seen: c.version > s or c.closed.is_set(), 3)
+                    if client.closed.is_set():
+                        return
+                    continue
+                await asyncio.sleep(self.rng.uniform(0.05, 0.25))  # a person thinks
+                if client.view is not view:
+                    continue  # the view moved meanwhile: decide again
+                self.sent += 1
+                self.pending = (f"{self.seat}-{self.sent}", self.rng.choice(legal))
+            action_id, action = self.pending
+            answer = await client.act(action, action_id, timeout=10)
+            if answer["type"] == "ack":
+                self.stats.acked[(self.room, self.seat, action_id)] = answer["version"]
+                self.pending = None
+            elif answer["code"] in RETRY:
+                if answer["code"] == "outcome_unknown":
+                    self.stats.outcome_unknown += 1
+                else:
+                    self.stats.store_unavailable += 1
+                await asyncio.sleep(0.2)
+            else:
+                assert answer["code"] in TOO_LATE, answer
+                self.pending = None
+                seen = client.version
+                with contextlib.suppress(TimeoutError):
+                    await client.wait_until(lambda c, s=seen: c.version > s, 1)
+
+
+async def make_room(server: ProcessServer, options: dict[str, Any],
+                    computers: dict[str, str]) -> str:
+    client = await Client.connect(server.ws, name="host", record=False)
+    try:
+        created = await client.request(
+            {"type": "create_room", "options": options, "computers": computers,
+             "room": {"takeover_grace": 1.0}},
+            lambda f: f["type"] in ("room_created", "error"),
+        )
+        return created["room"]
+    finally:
+        await client.close()
+
+
+def replay(record: Any, log: list[dict[str, Any]]) -> engine.GameState | None:
+    """The room's game state rebuilt from its log alone, through the engine."""
+    state = None
+    for entry in log:
+        if any(e.get("type") == "game_start" for e in entry.get("events") or []) \
+                and "action" not in entry:
+            state, _ = engine.new_game(engine.GameOptions.from_dict(record.options),
+                                       record.seed)
+        elif "action" in entry:
+            state, _ = engine.apply(state, entry["seat"], entry["action"])
+    return state
+
+
+async def chaos(servers: list[ProcessServer], redis: RedisServer, stats: Stats,
+                stop: asyncio.Event) -> dict[str, int]:
+    """Kill -9 one process at a time and restart it; restart Redis once."""
+    counts = {"kills": 0, "redis_restarts": 0}
+    await asyncio.sleep(2)
+    loop = asyncio.get_running_loop()
+    for round_ in range(6):
+        if stop.is_set():
+            break
+        victim = servers[round_ % 2]
+        await loop.run_in_executor(None, victim.kill)
+        counts["kills"] += 1
+        await asyncio.sleep(0.7)
+        await loop.run_in_executor(None, victim.start)
+        if round_ == 2:
+            await loop.run_in_executor(None, redis.restart, 0.2)
+            counts["redis_restarts"] += 1
+        await asyncio.sleep(1.5)
+    return counts
+
+
+async def test_games_survive_kills_and_a_redis_restart(own_redis: RedisServer,
+                                                       tmp_path: Path) -> None:
+    env = {"CRIBBAGE_PRESENCE_LEASE_SECONDS": "1.5", "CRIBBAGE_BOT_DELAY_SECONDS": "0.05",
+           "CRIBBAGE_CATCHUP_INTERVAL_SECONDS": "1"}
+    servers = [ProcessServer(own_redis.url, PREFIX, tmp_path / f"server{i}.log", **env)
+               for i in range(2)]
+    for s in servers:
+        s.start()
+    rng = random.Random(20261201)
+    stats = Stats()
+    players: list[Player] = []
+    rooms: list[str] = []
+    started = time.monotonic()
+    try:
+        # 30 rooms: 12 of two people, 8 of a person and a computer, 4 of three (one a
+        # computer), 3 where a player vanishes for good, 3 where one leaves cleanly.
+        plans: list[tuple[dict[str, Any], dict[str, str], list[str | None]]] = []
+        plans += [({"players": 2}, {}, [None, None])] * 12
+        plans += [({"players": 2, "muggins": True}, {"1": "standard"}, [None])] * 4
+        plans += [({"players": 2, "backup10": True}, {"0": "easy"}, [None])] * 4
+        plans += [({"players": 3}, {"2": "standard"}, [None, None])] * 4
+        plans += [({"players": 2}, {}, [None, "abort"])] * 3
+        plans += [({"players": 2}, {}, [None, "clean"])] * 3
+        for options, computers, behaviours in plans:
+            room = await make_room(rng.choice(servers), options, computers)
+            rooms.append(room)
+            human_seats = [s for s in range(options["players"]) if str(s) not in computers]
+            for seat, leave in zip(human_seats, behaviours, strict=True):
+                players.append(Player(servers, room, seat, stats, random.Random(rng.random()),
+                                      leave, rng.randint(3, 25)))
+        deadline = started + GAMES_BOUND_SECONDS
+        stop = asyncio.Event()
+        chaos_task = asyncio.create_task(chaos(servers, own_redis, stats, stop))
+        await asyncio.wait_for(asyncio.gather(*(p.run(deadline) for p in players)),
+                               GAMES_BOUND_SECONDS + 10)
+        games_took = time.monotonic() - started
+        stop.set()
+        counts = await chaos_task
+
+        # Every game is over: the players who stayed saw it; the stand-ins finished the rest.
+        store = RedisStore(Redis.from_url(own_redis.url, decode_responses=True), PREFIX)
+        try:
+            end = time.monotonic() + 30
+            while True:
+                records = [(await store.load(r))[0] for r in rooms]
+                if all(rec.status == "game_over" for rec in records) or time.monotonic() > end:
+                    break
+                await asyncio.sleep(0.5)
+            unfinished = [rec.id for rec in records if rec.status != "game_over"]
+            assert not unfinished, f"games that did not finish: {unfinished}"
+            stuck = [(p.room, p.seat, p.sent, p.pending, p.client and p.client.closed.is_set(),
+                      p.client and p.client.version,
+                      p.client and p.client.view and p.client.view["phase"], p.last_error)
+                     for p in players if not (p.done or p.gone)]
+            for p in players:
+                if not (p.done or p.gone):
+                    print("STUCK", p.room, p.seat, [(round(t - started, 2), e)
+                                                    for t, e in p.history[-10:]])
+            assert not stuck, "\n".join(map(str, stuck))
+
+            # Exactly once: every acked id is in its room's log once; no id twice.
+            logged = 0
+            for rec in records:
+                log = await store.log(rec.id)
+                ids = [(e["seat"], e["id"]) for e in log if "id" in e]
+                assert len(ids) == len(set(ids)), f"an action applied twice in {rec.id}"
+                for (room, seat, action_id), version in stats.acked.items():
+                    if room == rec.id:
+                        hits = [e for e in log if e.get("id") == action_id
+                                and e.get("seat") == seat]
+                        assert len(hits) == 1 and hits[0]["v"] == version, (room, action_id)
+                        logged += 1
+                # The log replays through the engine to the stored state.
+                assert log[0]["v"] == 1 and [e["v"] for e in log] == list(
+                    range(1, rec.version + 1))
+                state = replay(rec, log)
+                assert state is not None and state.to_dict() == rec.state, rec.id
+            assert logged == len(stats.acked)
+
+            # Presence matches the connections actually open (dead processes reaped).
+            def open_seats(room: str) -> dict[int, int]:
+                out: dict[int, int] = {}
+                for p in players:
+                    if p.room == room and p.done and p.client and not p.client.closed.is_set():
+                        out[p.seat] = out.get(p.seat, 0) + 1
+                return out
+
+            end = time.monotonic() + 15
+            while True:
+                mismatched = [r for r in rooms if await store.presence(r) != open_seats(r)]
+                if not mismatched or time.monotonic() > end:
+                    break
+                await asyncio.sleep(0.5)
+            assert not mismatched, {r: (await store.presence(r), open_seats(r))
+                                    for r in mismatched}
+        finally:
+            await store.close()
+
+        pauses = []
+        for seen in stats.versions.values():
+            seen.sort()
+            last_t, last_v = seen[0]
+            longest = 0.0
+            for t, v in seen[1:]:
+                if v > last_v:
+                    longest = max(longest, t - last_t)
+                    last_t, last_v = t, v
+            pauses.append(longest)
+        summary = {
+            "rooms": len(rooms), "players": len(players), **counts,
+            "acked_actions": len(stats.acked), "lost": 0, "duplicated": 0,
+            "client_reconnects": stats.reconnects, "outcome_unknown": stats.outcome_unknown,
+            "store_unavailable": stats.store_unavailable,
+            "longest_pause_s": round(max(pauses), 2), "games_took_s": round(games_took, 1),
+        }
+        print("chaos summary:", json.dumps(summary))
+        (tmp_path / "summary.json").write_text(json.dumps(summary))
+        assert counts["kills"] == 6 and counts["redis_restarts"] == 1
+        assert max(pauses) < 30, summary
+        for s in servers:
+            assert "Traceback" not in s.log.read_text(), s.log.read_text()[-3000:]
+    finally:
+        for p in players:
+            if p.client is not None:
+                with contextlib.suppress(Exception):
+                    await p.client.close()
+        for s in servers:
+            s.stop()
