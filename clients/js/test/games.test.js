@@ -67,6 +67,11 @@ async function playTable({ encodings, options, seeds, watcherEncoding = "json", 
       if (event.type === "discard") assert.equal(event.cards, null);
     }
     assert.deepEqual(watcher.legalActions(), []);
+    // This server sends each seat's legal moves; the players chose from them (and no act
+    // was refused).
+    assert.ok(host.serverSendsLegal && guest.serverSendsLegal);
+    assert.deepEqual(host.legalActions(), host.view.legal);
+    assert.ok(answers.flat().every((a) => a.answer.type === "ack"));
     summaries.push({ label: encodings.join("+"), version: summary.version });
     return { room, answers, logs, clients, summary };
   } finally {

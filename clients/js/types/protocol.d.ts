@@ -216,14 +216,42 @@ export interface RoomCreated {
   type: "room_created";
   room: string;
   url: string;
-  options: {
-    [k: string]: unknown;
-  };
+  options: Options;
   creator_token: string;
   room_settings?: RoomSettings | null;
   computers?: {
     [k: string]: "easy" | "standard";
   };
+}
+/**
+ * The options a game is played with, as played (docs/rules.md §1.3: Muggins is off with
+ * Lowball). ``engine.GameOptions.to_dict()``.
+ */
+export interface Options {
+  /**
+   * Seats at the table.
+   */
+  players: 2 | 3 | 4;
+  /**
+   * Four seats in two sides: 0 and 2 against 1 and 3 (docs/rules.md §1.2).
+   */
+  partnerships: boolean;
+  /**
+   * Holes to win (in Lowball: to lose).
+   */
+  target: 61 | 121;
+  /**
+   * Owners announce their counts and opponents may call (docs/rules.md §5).
+   */
+  muggins: boolean;
+  /**
+   * The first to reach the target loses (docs/rules.md §7).
+   */
+  lowball: boolean;
+  /**
+   * A hand or crib counting 0 moves its owner back 10 holes (docs/rules.md §6).
+   */
+  backup10: boolean;
 }
 /**
  * A room's effective settings (see ``RoomSettingsModel``), all resolved.
@@ -248,14 +276,10 @@ export interface Snapshot {
   version: number;
   seat: number | null;
   status: "waiting" | "playing" | "game_over";
-  options: {
-    [k: string]: unknown;
-  };
+  options: Options;
   room_settings?: RoomSettings | null;
   seats: SeatInfo[];
-  view: {
-    [k: string]: unknown;
-  } | null;
+  view: View | null;
   seat_token?: string | null;
   /**
    * the events of the versions after `since` up to `version`, as this seat may see them, when the server knows them (the join that started the game, a catch-up after missed updates)
@@ -288,6 +312,317 @@ export interface SeatInfo {
   computer_standin?: boolean;
 }
 /**
+ * What one seat (or a spectator) may see: ``engine.view(state, seat)``.
+ *
+ * docs/rules.md, "The view". Other seats' hands before the show, others' discards, the
+ * crib before it is counted (or pending under Muggins), the pack and the seed are never
+ * in it.
+ */
+export interface View {
+  /**
+   * The seat looking; null for a spectator.
+   */
+  seat: number | null;
+  options: Options1;
+  players: 2 | 3 | 4;
+  /**
+   * The side of each seat.
+   */
+  sides: number[];
+  phase: "discard" | "play" | "show" | "game_over";
+  /**
+   * 1 for the room's first game, +1 per rematch.
+   */
+  game_number: number;
+  /**
+   * Rematches so far (game_number - 1).
+   */
+  games_played: number;
+  /**
+   * 1 for the first deal of a game.
+   */
+  deal_number: number;
+  dealer: number;
+  /**
+   * Per side.
+   */
+  scores: number[];
+  /**
+   * Per side: where the back peg stands.
+   */
+  previous_scores: number[];
+  target: 61 | 121;
+  /**
+   * This seat's cards still held (empty for a spectator).
+   */
+  hand: string[];
+  /**
+   * This seat's four cards for the show (empty until it discards).
+   */
+  kept: string[];
+  /**
+   * What this seat laid away this deal.
+   */
+  my_discards: string[];
+  /**
+   * Cards still held, per seat.
+   */
+  hand_sizes: number[];
+  /**
+   * Per seat: has laid away this deal.
+   */
+  discarded: boolean[];
+  crib_size: number;
+  /**
+   * Null until cut.
+   */
+  starter: string | null;
+  /**
+   * The seat to play (play phase) or to announce (show, before the announcement).
+   */
+  turn: number | null;
+  count: number;
+  /**
+   * Cards of the current count, oldest first.
+   */
+  pile: SeatCard[];
+  /**
+   * Every card laid this deal, in order.
+   */
+  played: SeatCard[];
+  /**
+   * Per seat: has said go in the current count.
+   */
+  go: boolean[];
+  /**
+   * The seat that laid the most recent card this deal.
+   */
+  last_player: number | null;
+  show: ShowView;
+  /**
+   * The previous deal's counted hands.
+   */
+  last_show: CountedHand[];
+  /**
+   * The outcome once the game is over.
+   */
+  result: GameResult | null;
+  /**
+   * Every action this seat may take now, exactly ``engine.legal_actions(state, seat)``
+   * and in the shape ``act`` takes; empty for a spectator or a seat with nothing to do.
+   */
+  legal: (
+    DiscardAction | PlayAction | AnnounceAction | AnswerAction | RematchAction | AnswerTimeoutAction
+  )[];
+  /**
+   * Seat (as text) -> Unix time in milliseconds of that seat's turn deadline; {} when the room has no turn clock. Added by the server.
+   */
+  turn_clock: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^[0-3]$".
+     */
+    [k: string]: number;
+  };
+}
+/**
+ * The options a game is played with, as played (docs/rules.md §1.3: Muggins is off with
+ * Lowball). ``engine.GameOptions.to_dict()``.
+ */
+export interface Options1 {
+  /**
+   * Seats at the table.
+   */
+  players: 2 | 3 | 4;
+  /**
+   * Four seats in two sides: 0 and 2 against 1 and 3 (docs/rules.md §1.2).
+   */
+  partnerships: boolean;
+  /**
+   * Holes to win (in Lowball: to lose).
+   */
+  target: 61 | 121;
+  /**
+   * Owners announce their counts and opponents may call (docs/rules.md §5).
+   */
+  muggins: boolean;
+  /**
+   * The first to reach the target loses (docs/rules.md §7).
+   */
+  lowball: boolean;
+  /**
+   * A hand or crib counting 0 moves its owner back 10 holes (docs/rules.md §6).
+   */
+  backup10: boolean;
+}
+/**
+ * A card laid or cut by a seat.
+ */
+export interface SeatCard {
+  seat: number;
+  card: string;
+}
+/**
+ * The show of the current deal.
+ */
+export interface ShowView {
+  /**
+   * Hands and crib counted so far, in order.
+   */
+  counted: CountedHand[];
+  /**
+   * Muggins: the step waiting, else null.
+   */
+  pending: PendingStep | null;
+  /**
+   * Kept hands made public this deal.
+   */
+  hands: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^[0-3]$".
+     */
+    [k: string]: string[];
+  };
+}
+/**
+ * A hand or crib counted in the show (``view.show.counted``, ``view.last_show``).
+ */
+export interface CountedHand {
+  /**
+   * The owner (the dealer for the crib).
+   */
+  seat: number;
+  kind: "hand" | "crib";
+  /**
+   * The four cards (the crib includes the 3-player pack card).
+   */
+  cards: string[];
+  starter: string;
+  /**
+   * The true count.
+   */
+  total: number;
+  /**
+   * The true count's breakdown.
+   */
+  items: ScoreItem[];
+  /**
+   * What the owner actually pegged for it: the true count, or under Muggins the
+   * announced (or corrected) count plus a penalty actually pegged. Like a peg's
+   * ``points``, not capped at the target.
+   */
+  pegged: number;
+  /**
+   * Muggins: the owner's announcement.
+   */
+  announced?: number;
+  /**
+   * Muggins: how the step was settled.
+   */
+  call?: "accept" | "muggins" | "overcount" | "timeout";
+  /**
+   * Muggins: the seat that called ``muggins`` / ``overcount``, else null.
+   */
+  caller?: number | null;
+  /**
+   * Muggins: whether the call was right (null after accept or timeout).
+   */
+  correct?: boolean | null;
+  /**
+   * Muggins: what the caller's side actually pegged for a correct ``muggins``.
+   */
+  caller_pegs?: number;
+}
+/**
+ * One scoring combination (``engine.ScoreItem.to_dict()``); ``announced``, ``penalty``
+ * and ``muggins`` items (Muggins pegs) have no cards.
+ */
+export interface ScoreItem {
+  kind:
+    | "fifteen"
+    | "pair"
+    | "run"
+    | "flush"
+    | "nobs"
+    | "thirty_one"
+    | "go"
+    | "last_card"
+    | "his_heels"
+    | "announced"
+    | "penalty"
+    | "muggins";
+  cards: string[];
+  points: number;
+}
+/**
+ * Muggins: the step of the show waiting for its owner or the opponents.
+ */
+export interface PendingStep {
+  /**
+   * The owner, who announces.
+   */
+  seat: number;
+  kind: "hand" | "crib";
+  cards: string[];
+  /**
+   * Null until the owner announces.
+   */
+  announced: number | null;
+  /**
+   * The answers so far, by seat.
+   */
+  answers: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^[0-3]$".
+     */
+    [k: string]: "accept" | "muggins" | "overcount";
+  };
+  /**
+   * Opponents who may still answer (empty before the announcement).
+   */
+  awaiting: number[];
+  /**
+   * The step's identity within the game (10 x deal number + place in the show); absent
+   * only in a game stored before steps carried one.
+   */
+  ref?: number;
+}
+/**
+ * The outcome of a game (``view.result``; the ``game_over`` event).
+ */
+export interface GameResult {
+  /**
+   * Null on a draw (Lowball, 3 or 4 playing alone).
+   */
+  winner: number | null;
+  winner_seats: number[];
+  draw: boolean;
+  losers: number[];
+  loser_seats: number[];
+  /**
+   * Each loser's skunk level (always ``none`` in Lowball).
+   */
+  skunks: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^[0-3]$".
+     */
+    [k: string]: "none" | "skunk" | "double";
+  };
+  /**
+   * Per side.
+   */
+  scores: number[];
+  reason: "target_reached";
+  /**
+   * The side that reached the target (the loser in Lowball).
+   */
+  reached_by: number;
+  lowball: boolean;
+}
+/**
  * One accepted change to the room, as this connection may see it.
  *
  * ``events`` are the engine events (hidden parts removed for this seat) plus server
@@ -300,13 +635,346 @@ export interface Update {
   room: string;
   version: number;
   status: "waiting" | "playing" | "game_over";
-  events: {
-    [k: string]: unknown;
-  }[];
-  patch: {
-    [k: string]: unknown;
-  }[];
+  events: (
+    | GameStartEvent
+    | CutForDealEvent
+    | DealEvent
+    | DiscardEvent
+    | StarterEvent
+    | PegEvent
+    | PlayEvent
+    | GoEvent
+    | CountResetEvent
+    | ShowHandEvent
+    | AnnounceEvent
+    | AnswerEvent
+    | MugginsResultEvent
+    | BackupEvent
+    | GameOverEvent
+    | SeatTakenEvent
+    | ComputerStandinEvent
+    | TimedOutEvent
+  )[];
+  patch: (AddOperation | RemoveOperation | ReplaceOperation)[];
   seats?: SeatInfo[] | null;
+}
+/**
+ * A game begins (a new room's first, or a rematch).
+ */
+export interface GameStartEvent {
+  type: "game_start";
+  options: Options;
+  players: 2 | 3 | 4;
+  sides: number[];
+  game_number: number;
+}
+/**
+ * The first dealer of a game (docs/rules.md §2.1).
+ */
+export interface CutForDealEvent {
+  type: "cut_for_deal";
+  /**
+   * One round per cut (a re-cut after a tie for lowest); empty unless ``reason`` is
+   * ``cut``.
+   */
+  cuts: SeatCard[][];
+  dealer: number;
+  reason: "cut" | "loser_deals" | "given";
+}
+/**
+ * A deal (docs/rules.md §2.3). Each seat sees only its own hand.
+ */
+export interface DealEvent {
+  type: "deal";
+  deal_number: number;
+  dealer: number;
+  /**
+   * The hands dealt, by seat; redacted to the seat's own (``{}`` for a spectator).
+   */
+  hands: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^[0-3]$".
+     */
+    [k: string]: string[];
+  };
+  /**
+   * 1 with three players (the pack card, face down), else 0.
+   */
+  crib_size: number;
+}
+/**
+ * A seat laid cards away to the crib (docs/rules.md §2.4).
+ */
+export interface DiscardEvent {
+  type: "discard";
+  seat: number;
+  /**
+   * The cards; null for every seat but the discarder.
+   */
+  cards: string[] | null;
+  /**
+   * How many cards.
+   */
+  count: number;
+}
+/**
+ * The starter is cut (docs/rules.md §2.5).
+ */
+export interface StarterEvent {
+  type: "starter";
+  card: string;
+  dealer: number;
+}
+/**
+ * Holes pegged to a side; only for points above 0.
+ */
+export interface PegEvent {
+  type: "peg";
+  /**
+   * The seat that scores.
+   */
+  seat: number;
+  side: number;
+  /**
+   * The points scored (not capped at the target).
+   */
+  points: number;
+  source: "his_heels" | "play" | "go" | "last_card" | "hand" | "crib" | "muggins" | "penalty";
+  /**
+   * The breakdown.
+   */
+  items: ScoreItem[];
+  score_before: number;
+  /**
+   * Stops at the target.
+   */
+  score_after: number;
+}
+/**
+ * A card laid in the play (docs/rules.md §3).
+ */
+export interface PlayEvent {
+  type: "play";
+  seat: number;
+  card: string;
+  /**
+   * The count after the card.
+   */
+  count: number;
+  /**
+   * The cards of the current count, oldest first.
+   */
+  pile: string[];
+}
+/**
+ * A seat holding cards could not play (docs/rules.md §3.2).
+ */
+export interface GoEvent {
+  type: "go";
+  seat: number;
+}
+/**
+ * The count goes back to 0 (docs/rules.md §3.4).
+ */
+export interface CountResetEvent {
+  type: "count_reset";
+  /**
+   * The seat to lead, or null when the play is over.
+   */
+  next: number | null;
+}
+/**
+ * A hand or crib counted (docs/rules.md §4); under Muggins when its step is settled.
+ */
+export interface ShowHandEvent {
+  type: "show_hand";
+  seat: number;
+  kind: "hand" | "crib";
+  cards: string[];
+  starter: string;
+  /**
+   * The true count.
+   */
+  total: number;
+  items: ScoreItem[];
+}
+/**
+ * Muggins: the owner announced a count (docs/rules.md §5.1).
+ */
+export interface AnnounceEvent {
+  type: "announce";
+  seat: number;
+  kind: "hand" | "crib";
+  points: number;
+}
+/**
+ * Muggins: an opponent answered (docs/rules.md §5.2).
+ */
+export interface AnswerEvent {
+  type: "answer";
+  seat: number;
+  call: "accept" | "muggins" | "overcount";
+}
+/**
+ * Muggins: how a step was settled (docs/rules.md §5.3, §5.4). The pegs that follow are
+ * the truth; the numbers here say what was actually pegged: after the game ended on an
+ * earlier peg of the step, later ones are 0.
+ */
+export interface MugginsResultEvent {
+  type: "muggins_result";
+  owner: number;
+  kind: "hand" | "crib";
+  announced: number;
+  true_count: number;
+  call: "accept" | "muggins" | "overcount" | "timeout";
+  caller: number | null;
+  /**
+   * Null after accept or timeout.
+   */
+  correct: boolean | null;
+  /**
+   * What the owner pegs for the step (N, or T after a correct overcount), not capped
+   * at the target.
+   */
+  owner_pegs: number;
+  /**
+   * What the caller's side actually pegged (T - N after a correct muggins).
+   */
+  caller_pegs: number;
+  /**
+   * The penalty actually pegged to the owner for a wrong call (2, or 0).
+   */
+  penalty: number;
+}
+/**
+ * Back-up 10 (docs/rules.md §6).
+ */
+export interface BackupEvent {
+  type: "backup";
+  seat: number;
+  side: number;
+  kind: "hand" | "crib";
+  /**
+   * How far the score actually moved back.
+   */
+  holes: number;
+  score_before: number;
+  score_after: number;
+}
+/**
+ * A target was reached and the game is over (docs/rules.md §4.3).
+ */
+export interface GameOverEvent {
+  /**
+   * Null on a draw (Lowball, 3 or 4 playing alone).
+   */
+  winner: number | null;
+  winner_seats: number[];
+  draw: boolean;
+  losers: number[];
+  loser_seats: number[];
+  /**
+   * Each loser's skunk level (always ``none`` in Lowball).
+   */
+  skunks: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^[0-3]$".
+     */
+    [k: string]: "none" | "skunk" | "double";
+  };
+  /**
+   * Per side.
+   */
+  scores: number[];
+  reason: "target_reached";
+  /**
+   * The side that reached the target (the loser in Lowball).
+   */
+  reached_by: number;
+  lowball: boolean;
+  type: "game_over";
+}
+/**
+ * A seat was taken: by a human (``join``), or given to a computer player.
+ */
+export interface SeatTakenEvent {
+  type: "seat_taken";
+  seat: number;
+  /**
+   * The name the seat is known by at the table.
+   */
+  name: string;
+  /**
+   * Present for a computer player.
+   */
+  kind?: "computer";
+  /**
+   * A computer player's level.
+   */
+  level?: "easy" | "standard";
+}
+/**
+ * A computer's stand-in for an absent human player started (``active``) or ended.
+ */
+export interface ComputerStandinEvent {
+  type: "computer_standin";
+  seat: number;
+  name: string | null;
+  active: boolean;
+}
+/**
+ * A seat's turn clock ran out: the server's computer took ``action`` for it (the
+ * action's own events follow in the same update).
+ */
+export interface TimedOutEvent {
+  type: "timed_out";
+  seat: number;
+  /**
+   * The action taken for the seat; a discard's cards are null for every other seat.
+   */
+  action:
+    | (
+        | DiscardAction
+        | PlayAction
+        | AnnounceAction
+        | AnswerAction
+        | RematchAction
+        | AnswerTimeoutAction
+      )
+    | HiddenDiscardAction;
+}
+/**
+ * A discard as other seats see it: which cards stays hidden.
+ */
+export interface HiddenDiscardAction {
+  type: "discard";
+  cards: null;
+}
+/**
+ * RFC 6902 ``add``: ``value`` goes at ``path`` (``/-``: the end of a list).
+ */
+export interface AddOperation {
+  op: "add";
+  path: string;
+  value: unknown;
+}
+/**
+ * RFC 6902 ``remove``: the member at ``path`` goes.
+ */
+export interface RemoveOperation {
+  op: "remove";
+  path: string;
+}
+/**
+ * RFC 6902 ``replace``: ``value`` takes the place of what is at ``path`` (``""``: the
+ * whole document).
+ */
+export interface ReplaceOperation {
+  op: "replace";
+  path: string;
+  value: unknown;
 }
 /**
  * The action ``action_id`` was applied and made ``version``.
@@ -324,12 +992,40 @@ export interface Ack {
  *
  * ``code`` is an engine ``RulesError`` code (``docs/rules.md`` "Errors") or a server code
  * (``not_seated``, ``bad_token``, ``room_not_found``, ``not_started``, ``bad_action``,
- * ``busy``).
+ * ``busy``, ...): the closed set :data:`protocol.codes.REJECT_CODES`.
  */
 export interface Reject {
   type: "reject";
   action_id: string;
-  code: string;
+  code: (
+    | "already_announced"
+    | "already_answered"
+    | "already_discarded"
+    | "bad_action"
+    | "bad_card"
+    | "bad_points"
+    | "bad_seat"
+    | "card_not_in_hand"
+    | "count_over_31"
+    | "game_over"
+    | "not_an_opponent"
+    | "not_your_turn"
+    | "nothing_to_answer"
+    | "stale_answer"
+    | "system_only"
+    | "wrong_discard_count"
+    | "wrong_phase"
+    | "not_seated"
+    | "bad_token"
+    | "not_started"
+    | "room_not_found"
+    | "busy"
+    | "store_unavailable"
+    | "outcome_unknown"
+    | "action_id_reused"
+    | "internal"
+  ) &
+    string;
   message: string;
 }
 /**
@@ -355,11 +1051,32 @@ export interface Left {
   room: string;
 }
 /**
- * A message could not be handled; nothing changed. See docs/protocol.md for codes.
+ * A message could not be handled; nothing changed. ``code``: the closed set
+ * :data:`protocol.codes.ERROR_CODES` (docs/protocol.md, "Error codes").
  */
 export interface Error {
   type: "error";
-  code: string;
+  code: (
+    | "bad_frame"
+    | "frame_too_large"
+    | "bad_message"
+    | "hello_required"
+    | "already_welcomed"
+    | "not_joined"
+    | "not_seated"
+    | "hints_disabled"
+    | "room_not_found"
+    | "bad_seat"
+    | "seat_taken"
+    | "already_seated"
+    | "bad_token"
+    | "bad_options"
+    | "busy"
+    | "store_unavailable"
+    | "outcome_unknown"
+    | "internal"
+  ) &
+    string;
   message: string;
   /**
    * type of the offending message, if known
@@ -395,7 +1112,95 @@ export interface Hint {
   room: string;
   seat: number;
   version: number;
-  suggestion: {
-    [k: string]: unknown;
-  };
+  suggestion:
+    DiscardSuggestion | PlaySuggestion | AnnounceSuggestion | AnswerSuggestion | NoSuggestion;
+}
+/**
+ * Every discard ranked, best first.
+ */
+export interface DiscardSuggestion {
+  goal: "most" | "fewest";
+  kind: "discard";
+  choices: DiscardChoice[];
+  best: DiscardAction | null;
+}
+/**
+ * One discard with its expected points, in holes.
+ */
+export interface DiscardChoice {
+  cards: string[];
+  /**
+   * ``hand`` plus (own crib) or minus (an opponent's crib, weighed) ``crib``.
+   */
+  expected: number;
+  /**
+   * The kept cards' average show count over every starter the seat cannot see.
+   */
+  hand: number;
+  /**
+   * The crib's average count with these cards.
+   */
+  crib: number;
+}
+/**
+ * Every playable card ranked, best first.
+ */
+export interface PlaySuggestion {
+  goal: "most" | "fewest";
+  kind: "play";
+  choices: PlayChoice[];
+  best: PlayAction | null;
+}
+/**
+ * One playable card with its value.
+ */
+export interface PlayChoice {
+  card: string;
+  /**
+   * Pegged at once (not counting go or last card).
+   */
+  points: number;
+  /**
+   * Expected points of the next player's best reply.
+   */
+  reply: number;
+  /**
+   * Chance the next player cannot play (0..1).
+   */
+  stuck: number;
+  /**
+   * The score the choice is ranked by.
+   */
+  value: number;
+}
+/**
+ * Muggins: announce the true count.
+ */
+export interface AnnounceSuggestion {
+  goal: "most" | "fewest";
+  kind: "announce";
+  true_count: number | null;
+  best: AnnounceAction | null;
+}
+/**
+ * Muggins: the right answer to the pending announcement.
+ */
+export interface AnswerSuggestion {
+  goal: "most" | "fewest";
+  kind: "answer";
+  true_count: number | null;
+  announced: number | null;
+  call: ("accept" | "muggins" | "overcount") | null;
+  best: AnswerAction | null;
+}
+/**
+ * Nothing to advise (no legal action, or only ``rematch``).
+ */
+export interface NoSuggestion {
+  /**
+   * Absent when the game has not started.
+   */
+  goal?: "most" | "fewest";
+  kind: "none";
+  best: null;
 }

@@ -60,9 +60,13 @@ export function legalFromView(view) {
   return [];
 }
 
-/** One legal action for the view's seat chosen with `random`, or null. */
-export function chooseAction(view, random) {
-  const legal = legalFromView(view);
+/**
+ * One legal action for the view's seat chosen with `random`, or null. `legal`: the
+ * client's `legalActions()` when the server sends them; else worked out from the view.
+ */
+export function chooseAction(view, random, legal = null) {
+  if (legal !== null) legal = legal.filter((a) => a.type !== "rematch");
+  else legal = legalFromView(view);
   if (legal.length === 0) return null;
   const move = pick(random, legal);
   if (move.type === "discard" && move.count !== undefined) {
@@ -103,7 +107,7 @@ export function playSeat(client, random, { gate = null } = {}) {
         if (!view) return;
         if (view.phase === "game_over") return finish();
         if (triedAt === client.version) return;
-        const action = chooseAction(view, random);
+        const action = chooseAction(view, random, client.serverSendsLegal ? client.legalActions() : null);
         if (!action) return;
         triedAt = client.version;
         const answer = await client.act(action);

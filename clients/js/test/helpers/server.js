@@ -17,6 +17,18 @@ export const REDIS_URL = process.env.CRIBBAGE_TEST_REDIS_URL || "redis://127.0.0
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// Child processes still running when the test process ends (a test that failed half-way)
+// are killed with it.
+const children = new Set();
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+function track(proc) {
+  children.add(proc);
+  proc.on("exit", () => children.delete(proc));
+  return proc;
+}
+
 /** A free TCP port on 127.0.0.1. */
 export async function freePort() {
   const srv = createServer();
@@ -68,7 +80,7 @@ export class ServerProcess {
     if (this.keyPrefix) args.push("--key-prefix", this.keyPrefix);
     args.push(...this.extraArgs);
     const env = { ...process.env, PYTHONPATH: REPO_ROOT, PYTHONUNBUFFERED: "1", ...this.env };
-    const proc = spawn(PYTHON, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = track(spawn(PYTHON, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] }));
     this.proc = proc;
     const keep = (chunk) => {
       this.output.push(chunk.toString());
@@ -167,7 +179,7 @@ export class OwnRedis {
 
   async start() {
     const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always"];
-    const proc = spawn("redis-server", args, { stdio: ["ignore", "ignore", "pipe"] });
+    const proc = track(spawn("redis-server", args, { stdio: ["ignore", "ignore", "ignore"] }));
     proc.exited = once(proc, "exit");
     this.proc = proc;
     const end = Date.now() + 10_000;
