@@ -1,0 +1,196 @@
+// Whole 2-player games between library clients against a real server (in-memory store):
+// JSON, msgpack (with Muggins, so announcements and answers), a spectator, the browser-like
+// path (the global WebSocket of Node's --experimental-websocket), a game against a computer
+// seat played from hints, and the turn clock.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { WebSocket } from "ws";
+import * as msgpack from "@msgpack/msgpack";
+
+import { ServerProcess } from "./helpers/server.js";
+import { CribbageError } from "../src/index.js";
+import { chooseAction, nextEvent, playSeat, rng, record, testClient, waitFor } from "./helpers/play.js";
+import { auditGame } from "./helpers/audit.js";
+
+let server;
+const summaries = [];
+
+before(async () => {
+  // Computer seats act 50 ms after their turn comes (the default is 0.8 s).
+  server = await ServerProcess.start({ extraArgs: ["--bot-delay", "0.05"] });
+});
+
+after(async () => {
+  await server?.stop();
+  if (summaries.length) console.log(`# games: ${summaries.map((s) => `${s.label} v${s.version}`).join(", ")}`);
+});
+
+async function playTable({ encodings, options, seeds, watcherEncoding = "json", extra = [{}, {}] }) {
+  const [host, guest] = encodings.map((encoding, i) => testClient(server.ws, i === 0 ? "Ann" : "Bob", { encoding, ...extra[i] }));
+  const watcher = testClient(server.ws, "Eve", { encoding: watcherEncoding });
+  const clients = [host, guest, watcher];
+  const logs = clients.map(record);
+  try {
+    const created = await host.createRoom({ options });
+    const room = created.room;
+    const first = await host.join(room, 0);
+    assert.equal(first.status, "waiting");
+    assert.equal(first.view, null);
+    assert.ok(first.seat_token, "the join that takes a seat returns its token");
+    await watcher.join(room, null);
+    const last = await guest.join(room, 1);
+    // The join that starts the game is answered by a snapshot that carries the start.
+    assert.equal(last.status, "playing");
+    assert.deepEqual(
+      last.events.map((e) => e.type),
+      ["seat_taken", "game_start", "cut_for_deal", "deal"],
+    );
+    assert.equal(last.since, 1);
+    assert.ok(logs[1].events.some((e) => e.fromSnapshot && e.event.type === "deal" && e.version === 2));
+    const answers = await Promise.all([playSeat(host, rng(seeds[0])), playSeat(guest, rng(seeds[1]))]);
+    await waitFor(watcher, (c) => c.status === "game_over" && c.version === host.version, "the spectator's game over");
+    const summary = await server.roomSummary(room);
+    auditGame({ clients, logs, answerLists: answers, summary, seatedVersion: 2, target: options.target });
+    for (const [i, log] of logs.entries()) {
+      assert.deepEqual(log.resyncs, [], `client ${i} needed no resync`);
+      assert.deepEqual(log.errors, [], `client ${i} saw no error`);
+    }
+    // The spectator sees what is public only.
+    assert.equal(watcher.seat, null);
+    assert.deepEqual(watcher.view.hand, []);
+    for (const { event } of logs[2].events) {
+      if (event.type === "deal") assert.deepEqual(event.hands, {});
+      if (event.type === "discard") assert.equal(event.cards, null);
+    }
+    assert.deepEqual(watcher.legalActions(), []);
+    // This server sends each seat's legal moves; the players chose from them (and no act
+    // was refused).
+    assert.ok(host.serverSendsLegal && guest.serverSendsLegal);
+    assert.deepEqual(host.legalActions(), host.view.legal);
+    assert.ok(answers.flat().every((a) => a.answer.type === "ack"));
+    summaries.push({ label: encodings.join("+"), version: summary.version });
+    return { room, answers, logs, clients, summary };
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
+}
+
+test("a whole 2-player game in JSON, with a spectator", { timeout: 30_000 }, async () => {
+  // No WebSocketImpl: on Node 20 the client loads the ws package by itself.
+  const { answers, logs } = await playTable({ encodings: ["json", "json"], options: { players: 2, target: 61 }, seeds: [1, 2] });
+  assert.ok(answers[0].length > 10 && answers[1].length > 10);
+  assert.ok(logs[0].sent.every((m) => m.type !== "act" || /^[\x21-\x7e]{1,64}$/.test(m.action_id)));
+  assert.equal(logs[0].received.filter((m) => m.type === "welcome").length, 1);
+});
+
+test("a whole 2-player game in msgpack with Muggins (announce and answer)", { timeout: 30_000 }, async () => {
+  // One client loads @msgpack/msgpack lazily, the other gets it injected with the WebSocket.
+  const { answers, logs } = await playTable({
+    encodings: ["msgpack", "msgpack"],
+    options: { players: 2, target: 61, muggins: true },
+    seeds: [3, 4],
+    extra: [{}, { WebSocketImpl: WebSocket, msgpack }],
+  });
+  const kinds = new Set(answers.flat().map((a) => a.action.type));
+  assert.ok(kinds.has("announce") && kinds.has("answer"), `Muggins actions played: ${[...kinds]}`);
+  assert.ok(logs[0].received.some((m) => m.type === "update" && m.events.some((e) => e.type === "muggins_result")));
+});
+
+test("the browser path: Node's global WebSocket, JSON and msgpack seats", { timeout: 30_000 }, async () => {
+  const script = fileURLToPath(new URL("./fixtures/global-websocket-game.js", import.meta.url));
+  const child = spawn(process.execPath, ["--experimental-websocket", "--no-warnings", script, server.ws], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  const [code] = await once(child, "exit");
+  assert.equal(code, 0, `fixture failed:\n${out}\n${err}`);
+  const result = JSON.parse(out.trim().split("\n").pop());
+  assert.equal(result.websocket, "global");
+  assert.equal(result.phase, "game_over");
+  assert.deepEqual(result.encodings, ["json", "msgpack"]);
+  assert.ok(result.blobs > 10, `msgpack frames arrived as Blobs: ${result.blobs}`);
+  const summary = await server.roomSummary(result.room);
+  assert.equal(summary.version, result.version);
+  assert.equal(summary.status, "game_over");
+  summaries.push({ label: "global-WebSocket json+msgpack", version: summary.version });
+});
+
+test("a game against a computer seat given by the creator, every move taken from a hint", { timeout: 30_000 }, async () => {
+  const host = testClient(server.ws, "Ann");
+  const log = record(host);
+  try {
+    const created = await host.createRoom({ options: { players: 2, target: 61 } });
+    await host.join(created.room, 0);
+    // Only the creator's token may give a seat away.
+    await assert.rejects(host.setComputer(1, "standard", host.playerToken), (err) => err instanceof CribbageError && err.code === "bad_token");
+    await host.setComputer(1, "standard", created.creator_token);
+    await waitFor(host, (c) => c.seats[1]?.kind === "computer" && c.view !== null, "the computer seat and the game start");
+    let hints = 0;
+    const random = rng(7);
+    while (host.view.phase !== "game_over") {
+      if (!chooseAction(host.view, random)) {
+        const seen = host.version;
+        await waitFor(host, (c) => c.version > seen, "the computer's move");
+        continue;
+      }
+      const hint = await host.hint();
+      hints += 1;
+      assert.equal(hint.seat, 0);
+      assert.ok(hint.suggestion.best, `a suggestion at v${hint.version}: ${JSON.stringify(hint.suggestion)}`);
+      const answer = await host.act(hint.suggestion.best);
+      assert.equal(answer.type, "ack", JSON.stringify(answer));
+    }
+    const summary = await server.roomSummary(created.room);
+    assert.equal(summary.status, "game_over");
+    assert.equal(host.version, summary.version);
+    assert.equal(Math.max(...host.view.scores), 61);
+    assert.deepEqual(log.resyncs, []);
+    const computerMoves = log.events.filter((e) => e.event.seat === 1 && ["discard", "play"].includes(e.event.type)).length;
+    assert.ok(computerMoves > 5);
+    summaries.push({ label: `vs computer (${hints} hints)`, version: summary.version });
+  } finally {
+    await host.close();
+  }
+});
+
+test("the turn clock: deadlines in the view, and the server acts for an idle seat", { timeout: 30_000 }, async () => {
+  const host = testClient(server.ws, "Ann");
+  const idle = testClient(server.ws, "Bob");
+  const log = record(host);
+  try {
+    const created = await host.createRoom({ options: { players: 2, target: 61 }, room: { turn_seconds: 1 } });
+    assert.equal(created.room_settings.turn_seconds, 1);
+    await host.join(created.room, 0);
+    await idle.join(created.room, 1);
+    await waitFor(host, (c) => c.view !== null, "the game start");
+    assert.equal(host.roomSettings.turn_seconds, 1);
+    // Both seats have to discard: both have a deadline, the same one each client sees.
+    const deadlines = host.turnDeadlines();
+    assert.deepEqual(Object.keys(deadlines).sort(), ["0", "1"]);
+    assert.equal(host.turnDeadline(), deadlines["0"]);
+    assert.equal(host.turnDeadline(1), deadlines["1"]);
+    assert.equal(idle.turnDeadline(), deadlines["1"]);
+    assert.equal(typeof host.msUntilTurnDeadline(), "number");
+    assert.equal(host.turnDeadline(3), null);
+    // Ann discards; Bob does nothing, and the server discards for him.
+    const timedOut = nextEvent(host, "event", (e) => e.event.type === "timed_out");
+    await host.act(chooseAction(host.view, rng(8)));
+    assert.equal(host.turnDeadline(), null, "no deadline for a seat with nothing to do");
+    const { event, version } = await timedOut;
+    assert.equal(event.seat, 1);
+    assert.equal(event.action.type, "discard");
+    assert.equal(event.action.cards, null, "Bob's cards stay hidden from Ann");
+    await waitFor(idle, (c) => c.version === version, "Bob's update");
+    assert.equal(idle.view.discarded[1], true);
+    assert.ok(log.events.some((e) => e.event.type === "starter"));
+  } finally {
+    await Promise.all([host.close(), idle.close()]);
+  }
+});

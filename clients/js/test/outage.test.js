@@ -1,0 +1,79 @@
+// A store outage under an act, for real: the server runs on a Redis of the test's own.
+// With Redis paused (CLIENT PAUSE WRITE) the server's commit gets no answer in time and
+// the act is answered `outcome_unknown`; with Redis stopped the server cannot even connect
+// and answers `store_unavailable`. The client re-sends the same action id with backoff
+// until the store answers again, and each action lands in the room's log exactly once.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+
+import { OwnRedis, ServerProcess, randomPrefix, roomLog } from "./helpers/server.js";
+import { chooseAction, nextEvent, record, rng, testClient, waitFor } from "./helpers/play.js";
+
+let redis;
+let server;
+const prefix = randomPrefix();
+const figures = [];
+
+before(async () => {
+  redis = await OwnRedis.start();
+  server = await ServerProcess.start({ redisUrl: redis.url, keyPrefix: prefix });
+});
+
+after(async () => {
+  await server?.stop();
+  await redis?.destroy();
+  if (figures.length) console.log(`# ${figures.join("; ")}`);
+});
+
+test("outcome_unknown (Redis paused) and store_unavailable (Redis stopped) are retried with the same id; applied once", { timeout: 40_000 }, async () => {
+  const retry = { baseDelayMs: 200, maxDelayMs: 1000, maxRetries: 20 };
+  const host = testClient(server.ws, "Ann", { actRetry: retry });
+  const guest = testClient(server.ws, "Bob", { actRetry: retry, encoding: "msgpack" });
+  const logs = [record(host), record(guest)];
+  const random = rng(51);
+  try {
+    const created = await host.createRoom({ options: { players: 2, target: 61 } });
+    const room = created.room;
+    await host.join(room, 0);
+    await guest.join(room, 1);
+    await waitFor(host, (c) => c.version === 2, "the game start");
+
+    // Writes paused: the commit's answer never comes within the server's Redis timeout.
+    redis.pause(2500, "WRITE");
+    const first = await host.act(chooseAction(host.view, random), { actionId: "outage-write" });
+    assert.equal(first.type, "ack");
+    assert.equal(first.version, 3);
+    assert.ok(logs[0].retries.length >= 1, "the act was retried");
+    assert.ok(logs[0].retries.every((r) => r.actionId === "outage-write" && ["outcome_unknown", "store_unavailable"].includes(r.code)));
+    assert.ok(logs[0].retries.some((r) => r.code === "outcome_unknown"), "a write whose outcome was unknown");
+
+    // Redis stopped: nothing can be sent, so nothing was done. Started again once the
+    // client has been told so.
+    await redis.stop();
+    const pending = guest.act(chooseAction(guest.view, random), { actionId: "outage-all" });
+    await nextEvent(guest, "act_retry", (r) => r.code === "store_unavailable");
+    await redis.start();
+    const second = await pending;
+    assert.equal(second.type, "ack");
+    assert.equal(second.version, 4);
+    assert.ok(logs[1].retries.some((r) => r.code === "store_unavailable"), "a store that could not be reached");
+
+    await waitFor(host, (c) => c.version === 4, "the host's update");
+    const log = roomLog(redis.url, prefix, room);
+    assert.deepEqual(log.map((e) => [e.version, e.id]), [
+      [1, null],
+      [2, null],
+      [3, "outage-write"],
+      [4, "outage-all"],
+    ]);
+    const sends = (l, id) => l.sent.filter((m) => m.type === "act" && m.action_id === id).length;
+    figures.push(
+      `outage: write pause -> ${logs[0].retries.map((r) => r.code).join(",")} then ack${first.duplicate ? " (duplicate)" : ""} ` +
+        `after ${sends(logs[0], "outage-write")} sends; Redis stopped -> ${logs[1].retries.map((r) => r.code).join(",")} then ack after ` +
+        `${sends(logs[1], "outage-all")} sends`,
+    );
+  } finally {
+    await Promise.all([host.close(), guest.close()]);
+  }
+});
