@@ -177,6 +177,11 @@ class Join(_Model):
     room: str = Field(pattern=ROOM_ID_PATTERN)
     seat: int | None = Field(default=None, ge=0, le=3)
     token: str | None = Field(default=None, pattern=TOKEN_PATTERN)
+    since: int | None = Field(
+        default=None, ge=0,
+        description="the last version this client saw of the room (when coming back): the "
+        "snapshot's `missed` then holds the events of the versions after it",
+    )
 
 
 class Act(_Model):
@@ -195,6 +200,11 @@ class Resync(_Model):
     """Ask for a fresh ``snapshot`` of the joined room."""
 
     type: Literal["resync"]
+    since: int | None = Field(
+        default=None, ge=0,
+        description="the last version this client has: the snapshot's `missed` then holds "
+        "the events of the versions after it",
+    )
 
 
 class Leave(_Model):
@@ -274,6 +284,13 @@ class RoomCreated(_Model):
     computers: dict[str, Level] = Field(default_factory=dict)
 
 
+class MissedVersion(_Model):
+    """The events of one version a ``snapshot`` catches a connection up on."""
+
+    version: int
+    events: list[Event]
+
+
 class Snapshot(_Model):
     """The whole picture of a room for one connection, at ``version``.
 
@@ -293,13 +310,13 @@ class Snapshot(_Model):
     seats: list[SeatInfo]
     view: View | None
     seat_token: str | None = None
-    events: list[dict[str, Any]] | None = Field(
+    missed: list[MissedVersion] | None = Field(
         default=None,
-        description="the events of the versions after `since` up to `version`, as this "
-        "seat may see them, when the server knows them (the join that started the game, a "
-        "catch-up after missed updates)",
+        description="the events of the versions this connection did not get as updates, "
+        "oldest first, as this seat may see them: after the `since` of a `join` or "
+        "`resync`, after updates the server could not send, and the join that started the "
+        "game. Absent when the server does not have them (then use `history`).",
     )
-    since: int | None = Field(default=None, description="the version `events` start after")
 
 
 class Update(_Model):

@@ -57,14 +57,14 @@ def snapshot(
     view: dict[str, Any] | None,
     *,
     seat_token: str | None = None,
-    events: list[dict[str, Any]] | None = None,
-    since: int | None = None,
+    missed: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """``snapshot``: the room at ``record.version`` as ``seat`` sees it.
 
     Args:
-        events: the events of the versions after ``since`` up to this one, as the seat may
-            see them, when the server knows them (a join that started the game, a catch-up
+        missed: ``[{"version", "events"}]``, the versions the connection did not get as
+            updates, with their events as the seat may see them, when the server knows
+            them (a join that started the game or came back with ``since``, a catch-up
             after missed updates); omitted otherwise.
     """
     frame: dict[str, Any] = {
@@ -80,9 +80,8 @@ def snapshot(
     }
     if seat_token is not None:
         frame["seat_token"] = seat_token
-    if events is not None and since is not None:
-        frame["events"] = events
-        frame["since"] = since
+    if missed is not None:
+        frame["missed"] = missed
     return frame
 
 

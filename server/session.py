@@ -38,12 +38,16 @@ from .presence import Presence
 from .rooms import RoomError, RoomService
 from .settings import Settings
 from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
-from .views import VersionData
+from .views import VersionData, redact
 
 log = logging.getLogger(__name__)
 
 DELIVERY_WAIT_SECONDS = 5.0
 """How long an ``act`` waits for its own update to reach the session before resyncing."""
+
+MAX_MISSED_VERSIONS = 500
+"""Most versions a snapshot's ``missed`` carries (a client further behind reads
+``history``)."""
 
 
 class SessionState(enum.Enum):
@@ -278,7 +282,29 @@ class Session:
             self.error("not_joined", "join a room first", "resync")
             return
         record = await self.service.load(self.local.room_id)
-        self._send_snapshot(record)
+        missed = await self._missed_from_log(record, message.since)
+        self._send_snapshot(record, missed=missed)
+
+    async def _missed_from_log(
+        self, record: RoomRecord, since: int | None
+    ) -> list[dict[str, Any]] | None:
+        """``missed`` for a client that last saw version ``since``: the room log's events
+        after it, redacted for this seat; None when not asked, too far back or no longer
+        in the log."""
+        if since is None or since >= record.version:
+            return [] if since is not None else None
+        if record.version - since > MAX_MISSED_VERSIONS:
+            return None
+        try:
+            entries = await self.service.store.log(record.id, since, record.version - since)
+        except StoreError:
+            return None
+        if not entries or entries[0]["v"] != since + 1:
+            return None
+        return [
+            {"version": e["v"], "events": [redact(ev, self.seat) for ev in e.get("events") or []]}
+            for e in entries if e["v"] <= record.version
+        ]
 
     async def _leave(self, message: m.Leave) -> None:
         if self.local is None:
@@ -317,9 +343,13 @@ class Session:
         self.seat_token = token if result.seat is not None else None
         self.state = SessionState.IN_ROOM
         data = local.ingest(result.record, result.events, bool(result.events))
-        events = data.events_for(self.seat) if result.events else None
-        self._send_snapshot(result.record, seat_token=self.seat_token, events=events,
-                            since=result.record.version - 1 if result.events else None)
+        if message.since is not None:
+            missed = await self._missed_from_log(result.record, message.since)
+        elif result.events:
+            missed = [{"version": data.version, "events": data.events_for(self.seat)}]
+        else:
+            missed = None
+        self._send_snapshot(result.record, seat_token=self.seat_token, missed=missed)
         self._joining = False
         buffered, self._buffer = self._buffer, []
         for data in buffered:
@@ -404,8 +434,7 @@ class Session:
         self,
         record: RoomRecord,
         seat_token: str | None = None,
-        events: list[dict[str, Any]] | None = None,
-        since: int | None = None,
+        missed: list[dict[str, Any]] | None = None,
     ) -> None:
         local = self.local
         assert local is not None
@@ -413,7 +442,7 @@ class Session:
         view = data.view(self.seat)
         self.send(frames.snapshot(
             record, self.seat, self.service.room_settings(record), local.seats(record), view,
-            seat_token=seat_token, events=events, since=since,
+            seat_token=seat_token, missed=missed,
         ))
         self._advance(record.version, view)
 
@@ -428,10 +457,8 @@ class Session:
         if self.local is not local or data.version <= self.last_version:
             return
         if data.version != self.last_version + 1:
-            after = self.last_version
-            events = data.events_since(self.seat, after)
-            self._send_snapshot(data.record, events=events,
-                                since=after if events is not None else None)
+            missed = data.missed_since(self.seat, self.last_version)
+            self._send_snapshot(data.record, missed=missed)
             return
         view = data.view(self.seat)
         self.send(frames.update(

@@ -114,18 +114,16 @@ class VersionData:
             self._events[seat] = [redact(e, seat) for e in self.events]
         return self._events[seat]
 
-    def events_since(self, seat: int | None, after: int) -> list[dict[str, Any]] | None:
-        """The events of the versions after ``after`` up to this one, as ``seat`` may see
-        them, or None when this process does not know them all."""
+    def missed_since(self, seat: int | None, after: int) -> list[dict[str, Any]] | None:
+        """``[{"version", "events"}]`` for the versions after ``after`` up to this one, the
+        events as ``seat`` may see them, or None when this process does not know them all."""
         if after >= self.version:
             return []
-        if after == self.version - 1:
-            return self.events_for(seat)
-        if not self.backlog or self.backlog[0][0] > after + 1:
+        if after < self.version - 1 and (
+            not self.backlog or self.backlog[0][0] > after + 1
+        ):
             return None
-        out: list[dict[str, Any]] = []
-        for version, events in self.backlog:
-            if version > after:
-                out.extend(redact(e, seat) for e in events)
-        out.extend(self.events_for(seat))
+        out = [{"version": v, "events": [redact(e, seat) for e in events]}
+               for v, events in self.backlog if v > after]
+        out.append({"version": self.version, "events": self.events_for(seat)})
         return out

@@ -115,8 +115,8 @@ async def test_after_a_redis_restart_every_process_catches_up(servers, own_redis
         assert not ann.problems, ann.problems
         # The event itself reached Ann (in an update, or a snapshot that carries it).
         got = events_of(ann, "discard") + [
-            e for f in ann.frames if f["type"] == "snapshot" for e in f.get("events") or []
-            if e["type"] == "discard"]
+            e for f in ann.frames if f["type"] == "snapshot" for m in f.get("missed") or []
+            for e in m["events"] if e["type"] == "discard"]
         assert any(e["seat"] == 1 for e in got)
     finally:
         await ann.close()

@@ -686,6 +686,8 @@ export class CribbageClient {
     if (!target || !this._socketOpen()) return;
     const message = { type: "join", room: target.room, seat: target.seat };
     if (target.token) message.token = target.token;
+    // Coming back to the room we were in: ask for what happened since (snapshot.missed).
+    if (this.room === target.room && this.version >= 0) message.since = this.version;
     this._send(message);
     clearTimeout(this._joinTimer);
     if (this._opts.requestTimeoutMs > 0) {
@@ -719,10 +721,13 @@ export class CribbageClient {
     this.roomSettings = frame.room_settings ?? null;
     this._legal = Array.isArray(frame.legal) ? frame.legal : null;
     this._events.emit("snapshot", frame);
-    if (Array.isArray(frame.events)) {
-      const since = typeof frame.since === "number" ? frame.since : null;
-      for (const event of frame.events) {
-        this._events.emit("event", { event, version: frame.version, since, fromSnapshot: true });
+    // The versions this connection missed, each with its events (join/resync `since`,
+    // updates the server could not send, the join that started the game).
+    if (Array.isArray(frame.missed)) {
+      for (const entry of frame.missed) {
+        for (const event of entry.events || []) {
+          this._events.emit("event", { event, version: entry.version, fromSnapshot: true });
+        }
       }
     }
     this._events.emit("seats", { seats: this.seats, version: this.version });
@@ -755,7 +760,7 @@ export class CribbageClient {
     if (Array.isArray(frame.legal)) this._legal = frame.legal;
     this._events.emit("update", frame);
     for (const event of frame.events || []) {
-      this._events.emit("event", { event, version: frame.version, since: frame.version - 1, fromSnapshot: false });
+      this._events.emit("event", { event, version: frame.version, fromSnapshot: false });
     }
     if (Array.isArray(frame.seats)) this._events.emit("seats", { seats: this.seats, version: this.version });
     if (previousStatus !== this.status) this._events.emit("status", { status: this.status, previous: previousStatus });
@@ -765,7 +770,7 @@ export class CribbageClient {
   _requestResync(reason, detail) {
     if (this._resyncing || !this._joined || !this._socketOpen()) return;
     this._resyncing = true;
-    this._send({ type: "resync" });
+    this._send(this.version >= 0 ? { type: "resync", since: this.version } : { type: "resync" });
     this._events.emit("resync", { reason, version: this.version, ...detail });
     clearTimeout(this._resyncTimer);
     if (this._opts.requestTimeoutMs > 0) {

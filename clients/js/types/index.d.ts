@@ -129,9 +129,9 @@ export interface ClientEventMap {
   update: P.Update;
   /** The view changed. */
   view: { view: View | null; version: number; cause: "snapshot" | "update" };
-  /** One event, with the version it came in. Events of a snapshot (`fromSnapshot`) are the
-   * versions after `since` up to `version`, all reported at `version`. */
-  event: { event: GameEvent; version: number; since: number | null; fromSnapshot: boolean };
+  /** One event, with the version it came in. Events of a snapshot (`fromSnapshot`) come
+   * from its `missed` list: versions the connection did not get as updates. */
+  event: { event: GameEvent; version: number; fromSnapshot: boolean };
   /** The seats changed (an update, a snapshot or a presence change). */
   seats: { seats: P.SeatInfo[]; version: number };
   /** The room's status changed. */

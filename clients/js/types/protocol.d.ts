@@ -85,6 +85,10 @@ export interface Join {
   room: string;
   seat?: number | null;
   token?: string | null;
+  /**
+   * the last version this client saw of the room (when coming back): the snapshot's `missed` then holds the events of the versions after it
+   */
+  since?: number | null;
 }
 /**
  * Submit an engine action for the joined seat.
@@ -160,6 +164,10 @@ export interface AnswerTimeoutAction {
  */
 export interface Resync {
   type: "resync";
+  /**
+   * the last version this client has: the snapshot's `missed` then holds the events of the versions after it
+   */
+  since?: number | null;
 }
 /**
  * Stop following the joined room (the seat stays yours; resume with ``join``).
@@ -282,17 +290,9 @@ export interface Snapshot {
   view: View | null;
   seat_token?: string | null;
   /**
-   * the events of the versions after `since` up to `version`, as this seat may see them, when the server knows them (the join that started the game, a catch-up after missed updates)
+   * the events of the versions this connection did not get as updates, oldest first, as this seat may see them: after the `since` of a `join` or `resync`, after updates the server could not send, and the join that started the game. Absent when the server does not have them (then use `history`).
    */
-  events?:
-    | {
-        [k: string]: unknown;
-      }[]
-    | null;
-  /**
-   * the version `events` start after
-   */
-  since?: number | null;
+  missed?: MissedVersion[] | null;
 }
 /**
  * Public facts about one seat of a room.
@@ -623,18 +623,10 @@ export interface GameResult {
   lowball: boolean;
 }
 /**
- * One accepted change to the room, as this connection may see it.
- *
- * ``events`` are the engine events (hidden parts removed for this seat) plus server
- * events (``seat_taken``); ``patch`` is an RFC 6902 JSON Patch that turns the view this
- * connection had at the previous version into the view at ``version``. ``seats`` is
- * present when the seats changed.
+ * The events of one version a ``snapshot`` catches a connection up on.
  */
-export interface Update {
-  type: "update";
-  room: string;
+export interface MissedVersion {
   version: number;
-  status: "waiting" | "playing" | "game_over";
   events: (
     | GameStartEvent
     | CutForDealEvent
@@ -655,8 +647,6 @@ export interface Update {
     | ComputerStandinEvent
     | TimedOutEvent
   )[];
-  patch: (AddOperation | RemoveOperation | ReplaceOperation)[];
-  seats?: SeatInfo[] | null;
 }
 /**
  * A game begins (a new room's first, or a rematch).
@@ -951,6 +941,42 @@ export interface TimedOutEvent {
 export interface HiddenDiscardAction {
   type: "discard";
   cards: null;
+}
+/**
+ * One accepted change to the room, as this connection may see it.
+ *
+ * ``events`` are the engine events (hidden parts removed for this seat) plus server
+ * events (``seat_taken``); ``patch`` is an RFC 6902 JSON Patch that turns the view this
+ * connection had at the previous version into the view at ``version``. ``seats`` is
+ * present when the seats changed.
+ */
+export interface Update {
+  type: "update";
+  room: string;
+  version: number;
+  status: "waiting" | "playing" | "game_over";
+  events: (
+    | GameStartEvent
+    | CutForDealEvent
+    | DealEvent
+    | DiscardEvent
+    | StarterEvent
+    | PegEvent
+    | PlayEvent
+    | GoEvent
+    | CountResetEvent
+    | ShowHandEvent
+    | AnnounceEvent
+    | AnswerEvent
+    | MugginsResultEvent
+    | BackupEvent
+    | GameOverEvent
+    | SeatTakenEvent
+    | ComputerStandinEvent
+    | TimedOutEvent
+  )[];
+  patch: (AddOperation | RemoveOperation | ReplaceOperation)[];
+  seats?: SeatInfo[] | null;
 }
 /**
  * RFC 6902 ``add``: ``value`` goes at ``path`` (``/-``: the end of a list).
