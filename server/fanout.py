@@ -35,6 +35,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+VERSION_BATCH = 250
+"""Rooms whose versions one round trip of a version check reads."""
+
+CATCH_UP_CONCURRENCY = 16
+"""Rooms caught up at once by a version check (after a Redis restart every room may be
+behind; the store is not asked for thousands of logs at the same moment)."""
+
 
 class LocalRoom:
     """The sessions of one room in this process, and the room's recent versions."""
@@ -294,13 +301,23 @@ class LocalRooms:
         rooms = list(self.rooms)
         if not rooms:
             return 0
-        versions = await self.service.store.versions(rooms)
+        versions: list[int | None] = []
+        for i in range(0, len(rooms), VERSION_BATCH):
+            # In batches, so a process with thousands of rooms never holds the event loop
+            # for long (each batch is one round trip).
+            versions += await self.service.store.versions(rooms[i:i + VERSION_BATCH])
         behind = [
             room_id for room_id, version in zip(rooms, versions, strict=True)
             if version is not None and room_id in self.rooms
             and version > self.rooms[room_id].delivered
         ]
-        results = await asyncio.gather(*(self.catch_up(r) for r in behind))
+        limit = asyncio.Semaphore(CATCH_UP_CONCURRENCY)
+
+        async def one(room_id: str) -> bool:
+            async with limit:
+                return await self.catch_up(room_id)
+
+        results = await asyncio.gather(*(one(r) for r in behind))
         return sum(1 for r in results if r)
 
     async def close(self) -> None:

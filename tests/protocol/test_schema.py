@@ -134,7 +134,7 @@ def test_protocol_doc_examples_validate():
     assert CLIENT_TYPES <= seen
     assert {"snapshot", "update", "hint", "reject", "error"} <= seen
     assert skipped == 1  # the first snapshot, whose view is abridged
-    assert named == 2  # the room summary and the HTTP error
+    assert named == 3  # the room summary, the HTTP error and the clocked view
 
 
 def test_rules_doc_examples_validate():
