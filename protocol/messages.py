@@ -165,6 +165,23 @@ class HintRequest(_Model):
     type: Literal["hint"]
 
 
+class HistoryRequest(_Model):
+    """Ask for the events of the current game so far, as this connection may see them
+    (answered by ``history``; pages go backwards from ``before``)."""
+
+    type: Literal["history"]
+    before: int | None = Field(
+        default=None, ge=1,
+        description="only versions older than this (default: up to the room's version)",
+    )
+    limit: int = Field(default=200, ge=1, le=500, description="most versions in the answer")
+    public: bool = Field(
+        default=False, strict=True,
+        description="redact as for a spectator (what everyone saw: a replay to share), "
+        "instead of as this connection's seat",
+    )
+
+
 class Join(_Model):
     """Sit at ``seat`` of ``room`` (or watch, with ``seat`` null).
 
@@ -221,7 +238,8 @@ class Ping(_Model):
 
 
 ClientMessage = Annotated[
-    Hello | CreateRoom | Join | Act | Resync | Leave | Ping | SetComputer | HintRequest,
+    Hello | CreateRoom | Join | Act | Resync | Leave | Ping | SetComputer | HintRequest
+    | HistoryRequest,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -310,6 +328,11 @@ class Snapshot(_Model):
     seats: list[SeatInfo]
     view: View | None
     seat_token: str | None = None
+    history_from: int | None = Field(
+        default=None,
+        description="the version that started the current game: `history` can give every "
+        "version from it on (null before the game starts)",
+    )
     missed: list[MissedVersion] | None = Field(
         default=None,
         description="the events of the versions this connection did not get as updates, "
@@ -422,9 +445,26 @@ class Pong(_Model):
     )
 
 
+class History(_Model):
+    """Answer to ``history``: versions of the current game, oldest first, each with its
+    events as this connection (or, with ``public``, a spectator) may see them.
+
+    ``game``: the game number; ``first``: the version that started this game (the oldest
+    there is); ``more``: older versions of this game exist (ask again with ``before`` set
+    to the first version here)."""
+
+    type: Literal["history"]
+    room: str
+    game: int
+    first: int
+    versions: list[MissedVersion]
+    more: bool
+    public: bool = False
+
+
 ServerMessage = Annotated[
     Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong
-    | Hint,
+    | Hint | History,
     Field(discriminator="type"),
 ]
 """Any message the server may send."""
@@ -436,6 +476,7 @@ SERVER_ADAPTER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 """Validates plain data into a server message model (``pydantic.ValidationError`` if not)."""
 
 CLIENT_TYPES = frozenset(
-    ["hello", "create_room", "join", "act", "resync", "leave", "ping", "set_computer", "hint"]
+    ["hello", "create_room", "join", "act", "resync", "leave", "ping", "set_computer", "hint",
+     "history"]
 )
 """The ``type`` values of client messages."""

@@ -136,6 +136,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     sweeper = Sweeper(store, service, settings)
     rooms = LocalRooms(broker, service)
     presence = Presence(store, service, settings)
+    service.presence = presence
     services = Services(
         settings=settings, store=store, broker=broker, service=service, rooms=rooms,
         presence=presence, sweeper=sweeper,
@@ -187,7 +188,6 @@ async def ws_endpoint(websocket: WebSocket) -> None:
         Codec(encoding_for_subprotocol(chosen)),
         services.service,
         services.rooms,
-        services.presence,
         services.settings,
         base_url(services.settings, websocket.url),
     )

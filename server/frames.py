@@ -80,6 +80,8 @@ def snapshot(
     }
     if seat_token is not None:
         frame["seat_token"] = seat_token
+    if record.game_from:
+        frame["history_from"] = record.game_from
     if missed is not None:
         frame["missed"] = missed
     return frame
@@ -157,3 +159,12 @@ def hint(room: str, seat: int, version: int, suggestion: dict[str, Any]) -> dict
 def left(room: str) -> dict[str, Any]:
     """``left``: the answer to ``leave``."""
     return {"type": "left", "room": room}
+
+
+def history(
+    room: str, game: int, first: int, versions: list[dict[str, Any]], more: bool,
+    public: bool,
+) -> dict[str, Any]:
+    """``history``: versions of the current game with their (redacted) events."""
+    return {"type": "history", "room": room, "game": game, "first": first,
+            "versions": versions, "more": more, "public": public}

@@ -383,6 +383,9 @@ class RoomService:
         self.commit_hooks: list[CommitHook] = []
         self.deadline_listeners: list[DeadlineListener] = []
         self.cache = RecordCache()
+        self.presence: Any = None
+        """This process's ``server.presence.Presence`` (set by the app): connections come
+        and go through :meth:`seat_connected` / :meth:`seat_disconnected`."""
         self.conflicts = 0
         """Commits refused for a version conflict (and retried) since start."""
 
@@ -519,6 +522,8 @@ class RoomService:
             updated=now,
             timeouts=change.timeouts if change.timeouts is not None else old.timeouts,
         )
+        if any(e.get("type") == "game_start" for e in change.events):
+            new = new.evolve(game_from=new.version)
         chosen = self.room_settings(new)
         turn_seconds = chosen.get("turn_seconds")
         planned = plan(
@@ -933,6 +938,28 @@ class RoomService:
         return outcome.version if outcome is not None and outcome.changed else None
 
     # -- presence --------------------------------------------------------------------------
+    async def seat_connected(self, room_id: str, seat: int) -> None:
+        """A connection of this process now holds ``seat`` of the room (presence, and the
+        seat's takeover deadline removed if it was empty).
+
+        Raises:
+            StoreError: the store failed (the next presence heartbeat writes it again).
+        """
+        await self.presence.connect(room_id, seat)
+
+    async def seat_disconnected(
+        self, room_id: str, seat: int, record: RoomRecord | None
+    ) -> None:
+        """A connection of this process no longer holds ``seat``; if that was the seat's
+        last connection anywhere, its takeover deadline is stored in the same step
+        (``record``: the room as last known, to plan it).
+
+        Raises:
+            StoreError: the store failed (the next heartbeat re-asserts this process's
+                counts).
+        """
+        await self.presence.disconnect(room_id, seat, record)
+
     def takeover_deadline(self, record: RoomRecord, seat: int, now: float) -> Deadline | None:
         """The ``takeover`` deadline of a seat whose last connection closes now, or None
         when none is due: only a human seat of a game in progress that no computer stands

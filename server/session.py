@@ -34,7 +34,6 @@ from protocol.patch import diff
 from . import frames
 from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
-from .presence import Presence
 from .rooms import RoomError, RoomService
 from .settings import Settings
 from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
@@ -71,7 +70,6 @@ class Session:
         codec: the connection's encoding (from the negotiated subprotocol).
         service: the room service.
         rooms: this process's :class:`LocalRooms`.
-        presence: this process's :class:`Presence` (seats it holds connections for).
         settings: server settings (frame size, queue limit).
         base_url: used to build share links, e.g. ``http://host:8000``.
     """
@@ -82,7 +80,6 @@ class Session:
         codec: Codec,
         service: RoomService,
         rooms: LocalRooms,
-        presence: Presence,
         settings: Settings,
         base_url: str,
     ) -> None:
@@ -90,7 +87,6 @@ class Session:
         self.codec = codec
         self.service = service
         self.rooms = rooms
-        self.presence = presence
         self.settings = settings
         self.base_url = base_url.rstrip("/")
         self.state = SessionState.CONNECTED
@@ -114,6 +110,7 @@ class Session:
             "join": self._join,
             "act": self._act,
             "resync": self._resync,
+            "history": self._history,
             "leave": self._leave,
         }
 
@@ -169,6 +166,8 @@ class Session:
                 await self.handle_frame(frame)
         except Exception:
             log.exception("session loop failed")
+            with contextlib.suppress(Exception):
+                await self.ws.close(code=1011)  # a server fault: the client may reconnect
         finally:
             self.state = SessionState.CLOSING
             with contextlib.suppress(Exception):
@@ -285,6 +284,30 @@ class Session:
         missed = await self._missed_from_log(record, message.since)
         self._send_snapshot(record, missed=missed)
 
+    async def _history(self, message: m.HistoryRequest) -> None:
+        """Answer ``history``: the current game's versions before ``before`` (at most
+        ``limit``, the newest of them), oldest first, redacted for this seat (or, with
+        ``public``, for a spectator), from the room's log."""
+        if self.local is None:
+            self.error("not_joined", "join a room first", "history")
+            return
+        record = await self.service.load(self.local.room_id)
+        first = record.game_from
+        if not first:
+            self.send(frames.history(record.id, 0, 0, [], False, message.public))
+            return
+        before = min(message.before or record.version + 1, record.version + 1)
+        start = max(first, before - message.limit)
+        entries = await self.service.store.log(record.id, start - 1, before - start)
+        seat = None if message.public else self.seat
+        versions = [
+            {"version": e["v"], "events": [redact(ev, seat) for ev in e.get("events") or []]}
+            for e in entries if start <= e["v"] < before
+        ]
+        more = bool(versions) and versions[0]["version"] > first
+        self.send(frames.history(record.id, record.game_number, first, versions, more,
+                                 message.public))
+
     async def _missed_from_log(
         self, record: RoomRecord, since: int | None
     ) -> list[dict[str, Any]] | None:
@@ -332,7 +355,7 @@ class Session:
             if result.seat is not None:
                 # Counted before the snapshot, so the snapshot shows this seat connected.
                 with contextlib.suppress(StoreError):
-                    await self.presence.connect(message.room, result.seat)
+                    await self.service.seat_connected(message.room, result.seat)
                     local.presence[result.seat] = max(1, local.presence.get(result.seat, 0))
         except BaseException:
             self._joining = False
@@ -369,7 +392,7 @@ class Session:
         if seat is not None:
             latest = local.latest()
             with contextlib.suppress(StoreError):
-                await self.presence.disconnect(
+                await self.service.seat_disconnected(
                     local.room_id, seat, latest.record if latest is not None else None
                 )
         await self.rooms.detach(local.room_id, self)

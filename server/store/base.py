@@ -110,6 +110,8 @@ class RoomRecord:
             to do while the clock runs; ``{}`` when the room has no turn clock.
         timeouts: seat (as text) -> how many times in a row the turn clock ran out for that
             seat (reset when the seat acts itself).
+        game_from: the version whose change started the current game (0 before the first
+            game starts): the room's history of this game is the log from there.
     """
 
     id: str
@@ -124,6 +126,7 @@ class RoomRecord:
     settings: dict[str, Any] = field(default_factory=dict)
     clock: dict[str, float] = field(default_factory=dict)
     timeouts: dict[str, int] = field(default_factory=dict)
+    game_from: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready; shares ``options`` and ``state`` with the record)."""
@@ -144,6 +147,7 @@ class RoomRecord:
             "settings": self.settings,
             "clock": self.clock,
             "timeouts": self.timeouts,
+            "game_from": self.game_from,
         }
 
     def to_json(self) -> str:
