@@ -178,7 +178,20 @@ def legal_actions(state: GameState, seat: int | None) -> list[Action]:
     the seat's turn; show: ``announce`` 0..29 for the owner, the three calls for each
     opponent still to answer (each carrying the announcement's ``ref``), ``answer_timeout``
     for the system while answers are awaited; game over: ``rematch`` for every seat.
+
+    Computed once per state and seat (a state is never changed once :func:`apply` has
+    returned it; clones start without the cache): the list returned is a fresh list, its
+    action dicts are shared and must not be mutated.
     """
+    cache = state.__dict__.setdefault("_legal", {})
+    found = cache.get(seat)
+    if found is None:
+        found = cache[seat] = _legal_actions(state, seat)
+    return list(found)
+
+
+def _legal_actions(state: GameState, seat: int | None) -> list[Action]:
+    """:func:`legal_actions`, computed."""
     phase = state.phase
     if seat is None:
         pending = state.show_pending

@@ -145,6 +145,7 @@ class GameState:
         new = object.__new__(GameState)
         d = new.__dict__
         d.update(self.__dict__)
+        d.pop("_legal", None)  # the clone will change: nothing cached may carry over
         d["scores"] = list(self.scores)
         d["previous_scores"] = list(self.previous_scores)
         d["hands"] = [list(h) for h in self.hands]

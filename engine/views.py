@@ -196,12 +196,36 @@ EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
 hands and a discard's cards are their owner's only; everything else is public."""
 
 
+def _drop_own(out: dict[str, Any], paths: tuple[tuple[str, ...], ...]) -> dict[str, Any]:
+    """``out`` with each owner-only path set to None, copying only the dicts on the way
+    (the rest stays shared)."""
+    for *parents, last in paths:
+        node: Any = out
+        chain = [out]
+        for name in parents:
+            node = node.get(name) if isinstance(node, dict) else None
+            chain.append(node)
+        if not isinstance(node, dict) or last not in node:
+            continue
+        # Copy the dicts along the path, deepest first, so nothing shared is changed.
+        child: Any = {**node, last: None}
+        for parent, name in zip(reversed(chain[:-1]), reversed(parents), strict=True):
+            child = {**parent, name: child}
+        out = child if parents else {**out, last: None}
+    return out
+
+
 def redact_event(
     event: Event | Mapping[str, Any],
     seat: int | None,
     table: Mapping[str, EventRedaction] = EVENT_REDACTIONS,
+    *,
+    copy: bool = True,
 ) -> dict[str, Any]:
-    """``event`` as ``seat`` may see it (``None``: a spectator); a fresh copy.
+    """``event`` as ``seat`` may see it (``None``: a spectator); a fresh copy, unless
+    ``copy`` is False: then the result shares every value it does not redact with
+    ``event`` (and is ``event`` itself when nothing is redacted), and neither may be
+    mutated — what a server that only encodes events wants.
 
     Default-deny, by ``table`` (:data:`EVENT_REDACTIONS` unless given, e.g. with the
     server's events added by ``protocol.events``): ``deal``: ``hands`` keeps only the
@@ -217,6 +241,18 @@ def redact_event(
     if rule is None:
         return {"type": kind}
     allowed = rule._fields
+    if not copy:
+        if not rule.per_seat and not rule.own and allowed.issuperset(event):
+            return event  # type: ignore[return-value]
+        out = {key: value for key, value in event.items() if key in allowed}
+        for key in rule.per_seat:
+            values = out.get(key)
+            if isinstance(values, dict):
+                mine = str(seat) if seat is not None else None
+                out[key] = {mine: values[mine]} if mine in values else {}
+        if rule.own and (seat is None or event.get(rule.owner) != seat):
+            out = _drop_own(out, rule._own_paths)
+        return out
     out = {key: plain_copy(value) for key, value in event.items() if key in allowed}
     if rule.per_seat:
         mine = str(seat) if seat is not None else None

@@ -23,6 +23,7 @@ from typing import Any, Literal
 import msgpack
 from pydantic import BaseModel, ValidationError
 
+from . import jsontext
 from .messages import CLIENT_ADAPTER, SERVER_ADAPTER
 
 JSON_SUBPROTOCOL = "cribbage.v1.json"
@@ -82,7 +83,12 @@ def encode(message: BaseModel | dict[str, Any], encoding: Encoding) -> str | byt
     data = _to_plain(message)
     if encoding == "msgpack":
         return msgpack.packb(data, use_bin_type=True)
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return jsontext.dumps(data)
+    except jsontext.JSONError:
+        # Text orjson refuses (a lone surrogate echoed from a client): the standard library
+        # writes it as an escape.
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
 def decode_plain(

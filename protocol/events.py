@@ -100,8 +100,9 @@ REDACTIONS: Mapping[str, EventRedaction] = {
 """Every event type a client may receive, engine and server, with what each seat sees."""
 
 
-def redact(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
+def redact(event: Mapping[str, Any], seat: int | None, *, copy: bool = True) -> dict[str, Any]:
     """Any event (engine or server) as ``seat`` may see it (``None``: a spectator); a fresh
-    copy. :func:`engine.redact_event` with :data:`REDACTIONS`: unknown types come back as
+    copy unless ``copy`` is False (then it shares what it does not redact with ``event``).
+    :func:`engine.redact_event` with :data:`REDACTIONS`: unknown types come back as
     ``{"type": ...}`` only."""
-    return engine.redact_event(event, seat, REDACTIONS)
+    return engine.redact_event(event, seat, REDACTIONS, copy=copy)

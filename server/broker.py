@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import uuid
 from abc import ABC, abstractmethod
@@ -23,6 +22,8 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
+
+from protocol import jsontext
 
 from .store.base import StoreUnavailable
 
@@ -241,7 +242,7 @@ class RedisBroker(Broker):
         data = msg["data"]
         try:
             message = self.published.take(data) if isinstance(data, str) else None
-            listener(message if message is not None else json.loads(data))
+            listener(message if message is not None else jsontext.loads(data))
         except Exception:
             log.exception("room listener failed for %s", room_id)
 

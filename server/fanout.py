@@ -46,13 +46,16 @@ behind; the store is not asked for thousands of logs at the same moment)."""
 class LocalRoom:
     """The sessions of one room in this process, and the room's recent versions."""
 
-    KEEP_VERSIONS = 16
+    KEEP_VERSIONS = 4
+    """Versions kept per room: enough for a session a few updates behind to be sent them
+    one by one; fewer long-lived objects keep the garbage collector's full passes short."""
 
     def __init__(self, room_id: str) -> None:
         self.room_id = room_id
         self.sessions: set[Session] = set()
         self.presence: dict[int, int] = {}
         self.versions: OrderedDict[int, VersionData] = OrderedDict()
+        self._latest: VersionData | None = None
         self.catching_up = False
         self.catch_up_again = False
 
@@ -72,6 +75,8 @@ class LocalRoom:
         if data is None:
             data = VersionData(record, events, seats_changed, state, backlog or [])
             self.versions[record.version] = data
+            if self._latest is None or record.version > self._latest.version:
+                self._latest = data
             prev = self.versions.get(record.version - 1)
             if prev is not None:
                 prev.previous = None
@@ -87,9 +92,10 @@ class LocalRoom:
 
     def latest(self) -> VersionData | None:
         """The newest known version, if any."""
-        if not self.versions:
-            return None
-        return self.versions[max(self.versions)]
+        if self._latest is not None and self._latest.version in self.versions:
+            return self._latest
+        self._latest = self.versions[max(self.versions)] if self.versions else None
+        return self._latest
 
     @property
     def latest_version(self) -> int:

@@ -22,8 +22,9 @@ def redact(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """An event (engine or server) as ``seat`` (None: a spectator) may see it:
     ``protocol.events.redact``, the one default-deny table of what each seat sees of every
     event type (a ``timed_out`` discard's cards are hidden from the other seats, like the
-    engine's ``discard`` event)."""
-    return redact_event(event, seat)
+    engine's ``discard`` event). The result shares what it does not redact with ``event``
+    (the server never mutates events; it encodes them)."""
+    return redact_event(event, seat, copy=False)
 
 
 def turn_clock(record: RoomRecord) -> dict[str, int]:

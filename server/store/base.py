@@ -23,6 +23,8 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from protocol import jsontext
+
 SeatKind = Literal["open", "human", "computer"]
 
 
@@ -152,7 +154,7 @@ class RoomRecord:
 
     def to_json(self) -> str:
         """Compact JSON text of :meth:`to_dict`."""
-        return json.dumps(self.to_dict(), separators=(",", ":"))
+        return jsontext.dumps(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RoomRecord:
@@ -163,7 +165,7 @@ class RoomRecord:
     @classmethod
     def from_json(cls, text: str | bytes) -> RoomRecord:
         """Inverse of :meth:`to_json`."""
-        return cls.from_dict(json.loads(text))
+        return cls.from_dict(jsontext.loads(text))
 
     def evolve(self, **changes: Any) -> RoomRecord:
         """A copy with ``changes`` applied (dataclasses.replace)."""
@@ -215,12 +217,12 @@ class Deadline:
 
     def to_json(self) -> str:
         """Compact JSON text."""
-        return json.dumps(asdict(self), separators=(",", ":"))
+        return jsontext.dumps(asdict(self))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Deadline:
         """Inverse of :meth:`to_json`."""
-        return cls(**json.loads(text))
+        return cls(**jsontext.loads(text))
 
 
 def action_key(seat: int, action_id: str) -> str:

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import secrets
 from collections.abc import Awaitable, Callable
 from importlib import resources
@@ -53,6 +52,8 @@ from typing import Any, TypeVar
 from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, RedisError
+
+from protocol import jsontext
 
 from ..broker import PublishedMessages, channel_name
 from .base import (
@@ -248,14 +249,13 @@ class RedisStore(RoomStore):
     async def commit(self, commit: Commit) -> CommitResult:
         """See :meth:`RoomStore.commit`: one EVALSHA of ``commit.lua``."""
         room_id = commit.record.id
-        head = json.dumps(
+        head = jsontext.dumps(
             {
                 "t": "u",
                 "v": commit.record.version,
                 "events": commit.events,
                 "seats_changed": commit.seats_changed,
-            },
-            separators=(",", ":"),
+            }
         )
         head = head[:-1] + ',"room":'
         record_json = commit.record.to_json()
@@ -276,12 +276,11 @@ class RedisStore(RoomStore):
                 text = None
         ops = ""
         if commit.deadlines or commit.clear:
-            ops = json.dumps(
+            ops = jsontext.dumps(
                 {
                     "set": [[d.slot, repr(float(d.due)), d.to_json()] for d in commit.deadlines],
                     "clear": list(commit.clear),
-                },
-                separators=(",", ":"),
+                }
             )
         try:
             status, version, digest = await self._write(
@@ -291,7 +290,7 @@ class RedisStore(RoomStore):
                     commit.expected_version,
                     record_json,
                     commit.action_key or "",
-                    json.dumps(commit.log_entry, separators=(",", ":")),
+                    jsontext.dumps(commit.log_entry),
                     head,
                     channel_name(self.prefix, room_id),
                     self.ttl,
@@ -323,7 +322,7 @@ class RedisStore(RoomStore):
                 self.key(room_id, "log"), min=f"{int(after) + 1}-0", max="+", count=limit
             )
         )
-        return [{"v": int(entry_id.partition("-")[0]), **json.loads(f["e"])}
+        return [{"v": int(entry_id.partition("-")[0]), **jsontext.loads(f["e"])}
                 for entry_id, f in entries]
 
     # -- presence -------------------------------------------------------------------------
@@ -337,12 +336,12 @@ class RedisStore(RoomStore):
         takeovers: dict[int, Deadline] | None = None,
     ) -> PresenceCounts | None:
         """See :meth:`RoomStore.set_presence` (one script call, ``presence.lua``)."""
-        args = json.dumps({
+        args = jsontext.dumps({
             "counts": {str(s): int(n) for s, n in counts.items()},
             "full": bool(full),
             "takeovers": {str(s): [repr(float(d.due)), d.to_json()]
                           for s, d in (takeovers or {}).items()},
-        }, separators=(",", ":"))
+        })
         keys = [self.key(room_id, "presence"), self.key(room_id, "state"),
                 *self._dl_keys(room_id)]
         after = await self._write(
@@ -351,7 +350,7 @@ class RedisStore(RoomStore):
         )
         if not after:
             return None
-        return {int(s): int(n) for s, n in json.loads(after).items() if int(n) > 0}
+        return {int(s): int(n) for s, n in jsontext.loads(after).items() if int(n) > 0}
 
     async def presence(self, room_id: str) -> PresenceCounts:
         """See :meth:`RoomStore.presence`."""

@@ -41,6 +41,10 @@ CLIENT_EXAMPLES = [
     {"type": "set_computer", "seat": 2, "level": "standard",
      "creator_token": "Qm9vbGVhbl9hbmRfc3R1ZmY"},
     {"type": "hint"},
+    {"type": "history"},
+    {"type": "history", "before": 40, "limit": 20, "public": True},
+    {"type": "resync", "since": 12},
+    {"type": "join", "room": "k3JfQ9xa2B", "seat": 1, "since": 30},
 ]
 
 SERVER_EXAMPLES = [
@@ -54,6 +58,10 @@ SERVER_EXAMPLES = [
     {"type": "reject", "action_id": "a-1", "code": "not_your_turn", "message": "..."},
     {"type": "error", "code": "bad_frame", "message": "...", "ref": None},
     {"type": "pong", "nonce": 7, "time": 1.5},
+    {"type": "pong", "nonce": 8, "time": 1.5, "room": "k3JfQ9xa2B", "version": 12},
+    {"type": "history", "room": "k3JfQ9xa2B", "game": 1, "first": 2, "more": False,
+     "public": True, "versions": [{"version": 2, "events": [
+         {"type": "seat_taken", "seat": 1, "name": "Bob"}]}]},
     {"type": "presence", "room": "k3JfQ9xa2B", "seat": 1, "connected": False, "name": "Bob",
      "computer_standin": True},
     {"type": "hint", "room": "k3JfQ9xa2B", "seat": 0, "version": 7,

@@ -55,12 +55,9 @@ class FlakyStore(MemoryStore):
             raise OutcomeUnknown("timed out")
         if step == "conflict":
             # Another process's change landed first (here: the same record, one version on).
-            from server.store.base import RoomRecord
-
             room = self._rooms[commit.record.id]
-            current = RoomRecord.from_json(room.record_json)
             room.version += 1
-            room.record_json = current.evolve(version=room.version).to_json()
+            room.record = room.record.evolve(version=room.version)
         result = await super().commit(commit)
         if step == "lost":
             raise OutcomeUnknown("answer lost")
@@ -93,9 +90,7 @@ def hand(store: FlakyStore, room_id: str, seat: int) -> list[str]:
 
 
 def store_record(store: FlakyStore, room_id: str):  # noqa: ANN201
-    from server.store.base import RoomRecord
-
-    return RoomRecord.from_json(store._rooms[room_id].record_json)
+    return store._rooms[room_id].record
 
 
 def discard(store: FlakyStore, room_id: str, seat: int) -> dict[str, Any]:
