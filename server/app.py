@@ -10,7 +10,7 @@ Routes:
   "computers"}``.
 * ``GET /api/rooms/{id}``: public summary -> ``200 {...}`` or ``404``.
 * ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers within
-  half a second, else 503.
+  half a second, else 503. ``GET /metrics``: Prometheus metrics (``server.metrics``).
 * ``GET /`` and ``GET /r/{room}``: ``server/static/index.html``; ``/static/*``.
 
 The endpoints are module-level functions reading the process's :class:`Services`, which the
@@ -21,6 +21,7 @@ also ``app.state.services`` for tests).
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import json
 import logging
@@ -50,6 +51,7 @@ from . import frames
 from .broker import Broker, MemoryBroker, RedisBroker
 from .computer_seats import ComputerSeats, DecideFn
 from .fanout import LocalRooms
+from .metrics import CONTENT_TYPE, Metrics
 from .presence import Presence
 from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
@@ -81,6 +83,7 @@ class Services:
     sweeper: Sweeper
     computers: ComputerSeats
     upkeep: Upkeep
+    metrics: Metrics | None = None
 
 
 @dataclass(frozen=True)
@@ -143,13 +146,19 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         computers=ComputerSeats(service, sweeper, config.decide),
         upkeep=Upkeep(store, presence, rooms, settings),
     )
+    services.metrics = Metrics(services)
     app.state.services = services
+    # Everything made so far (modules, models, schemas) lives as long as the process: keep
+    # it out of the cyclic collector's full passes, which then walk only what games make.
+    gc.freeze()
     await presence.start()
     sweeper.start()
     services.upkeep.start()
+    services.metrics.start()
     try:
         yield {"services": services}
     finally:
+        await services.metrics.stop()
         await services.upkeep.stop()
         await sweeper.stop()
         await presence.close()
@@ -190,8 +199,13 @@ async def ws_endpoint(websocket: WebSocket) -> None:
         services.rooms,
         services.settings,
         base_url(services.settings, websocket.url),
+        services.metrics,
     )
-    await session.run()
+    services.metrics.connections += 1
+    try:
+        await session.run()
+    finally:
+        services.metrics.connections -= 1
 
 
 async def create_room(request: Request) -> Response:
@@ -264,6 +278,12 @@ async def readyz(request: Request) -> Response:
     return JSONResponse({"ok": ok, "store": backend}, status_code=200 if ok else 503)
 
 
+async def metrics(request: Request) -> Response:
+    """``GET /metrics``: the process's metrics in the Prometheus text format
+    (``server.metrics``)."""
+    return Response(_services(request).metrics.render(), media_type=CONTENT_TYPE)
+
+
 async def index(request: Request) -> Response:
     """The web client's page (``/`` and ``/r/{room}``)."""
     page = STATIC_DIR / "index.html"
@@ -281,6 +301,7 @@ ROUTES = [
     Route("/api/rooms/{room}", room_summary, methods=["GET"]),
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
+    Route("/metrics", metrics, methods=["GET"]),
     Route("/", index, methods=["GET"]),
     Route("/r/{room}", index, methods=["GET"]),
     Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),

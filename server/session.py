@@ -34,6 +34,7 @@ from protocol.patch import diff
 from . import frames
 from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
+from .metrics import Metrics
 from .rooms import RoomError, RoomService
 from .settings import Settings
 from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
@@ -72,6 +73,7 @@ class Session:
         rooms: this process's :class:`LocalRooms`.
         settings: server settings (frame size, queue limit).
         base_url: used to build share links, e.g. ``http://host:8000``.
+        metrics: the app's metrics (actions counted and timed), or None.
     """
 
     def __init__(
@@ -82,8 +84,10 @@ class Session:
         rooms: LocalRooms,
         settings: Settings,
         base_url: str,
+        metrics: Metrics | None = None,
     ) -> None:
         self.ws = websocket
+        self.metrics = metrics
         self.codec = codec
         self.service = service
         self.rooms = rooms
@@ -398,10 +402,25 @@ class Session:
         await self.rooms.detach(local.room_id, self)
 
     async def _act(self, message: m.Act) -> None:
+        started = time.perf_counter()
+        answer = await self._apply_act(message)
+        self.send(answer)
+        if self.metrics is not None:
+            stats = self.metrics.actions
+            if answer["type"] == "ack":
+                if answer["duplicate"]:
+                    stats.duplicate += 1
+                else:
+                    stats.accepted += 1
+            else:
+                stats.rejected[answer["code"]] += 1
+            self.metrics.action_seconds.observe(time.perf_counter() - started)
+
+    async def _apply_act(self, message: m.Act) -> dict[str, Any]:
+        """Apply an ``act``; returns its answer (``ack`` or ``reject``), not yet sent."""
         action_id = message.action_id
         if self.local is None or self.seat is None or self.seat_token is None:
-            self.send(frames.reject(action_id, "not_seated", "join a room in a seat first"))
-            return
+            return frames.reject(action_id, "not_seated", "join a room in a seat first")
         local, seat = self.local, self.seat
         action = message.action.model_dump(exclude_none=True)
         try:
@@ -409,21 +428,18 @@ class Session:
                 local.room_id, seat, self.seat_token, action_id, action
             )
         except (engine.RulesError, RoomError) as exc:
-            self.send(frames.reject(action_id, exc.code, exc.message))
-            return
+            return frames.reject(action_id, exc.code, exc.message)
         except OutcomeUnknown:
-            self.send(frames.reject(
+            return frames.reject(
                 action_id, "outcome_unknown",
                 "the room store stopped answering while applying this action; re-send the "
                 "same action_id to learn whether it was applied (it is applied at most once)",
-            ))
-            return
+            )
         except StoreUnavailable:
-            self.send(frames.reject(
+            return frames.reject(
                 action_id, "store_unavailable",
                 "the room store cannot be reached; the action was not applied",
-            ))
-            return
+            )
         if result.record is not None and self.local is local:
             # Send our own update at once when nothing is missing before it, instead of
             # waiting for it to come back through the room's channel.
@@ -432,7 +448,7 @@ class Session:
                     local, local.ingest(result.record, result.events, False, result.state)
                 )
         await self._wait_for(result.version)
-        self.send(frames.ack(action_id, result.version, result.duplicate))
+        return frames.ack(action_id, result.version, result.duplicate)
 
     async def _wait_for(self, version: int) -> None:
         deadline = time.monotonic() + DELIVERY_WAIT_SECONDS

@@ -1,0 +1,166 @@
+"""``/metrics``: what a server process is doing, in the Prometheus text format.
+
+Built on ``prometheus-client`` with a registry per app (several apps may share a process in
+tests). Most figures are read from the objects that already count them when a scrape comes
+(``ProcessCollector``-style collectors: nothing is added to the hot path); only two things
+are observed as they happen: the round trip of an action inside the server (from its frame
+arriving to its answer being queued) and the garbage collector's pauses.
+
+Metrics (all prefixed ``cribbage_``): ``connections`` and ``rooms_followed`` (gauges);
+``actions_total{outcome}`` (accepted, duplicate, rejected) and ``action_rejects_total{code}``;
+``action_seconds`` (histogram); ``commit_conflicts_total``; ``store_errors_total``,
+``store_outages_total`` and ``store_up``; ``deadlines_fired_total``,
+``deadlines_retried_total`` and ``deadline_lateness_seconds{stat}`` (mean and max of the
+last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_total``;
+``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
+is a 0.25 s timer). docs/performance.md lists them with their meanings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import time
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+"""The Prometheus text format's content type."""
+
+LAG_PERIOD_SECONDS = 0.25
+"""The event-loop lag probe's timer."""
+
+
+class ActionStats:
+    """Counts of answered actions, kept by the sessions (plain ints: cheap on the hot
+    path) and read at scrape time."""
+
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.duplicate = 0
+        self.rejected: Counter[str] = Counter()
+
+
+class Metrics:
+    """The metrics of one app.
+
+    Args:
+        services: the app's ``server.app.Services`` (read at scrape time).
+    """
+
+    def __init__(self, services: Any) -> None:
+        self.services = services
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.actions = ActionStats()
+        self.connections = 0
+        self.action_seconds = Histogram(
+            "cribbage_action_seconds", "An action's round trip inside the server (frame in "
+            "to answer queued), seconds",
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+            registry=self.registry,
+        )
+        self.gc_pause = Histogram(
+            "cribbage_gc_pause_seconds", "Garbage-collector pauses, seconds",
+            ["generation"], buckets=(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5),
+            registry=self.registry,
+        )
+        self.loop_lag = Histogram(
+            "cribbage_event_loop_lag_seconds", "How late the event loop woke a timer, seconds",
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1),
+            registry=self.registry,
+        )
+        self.registry.register(_Collector(self))
+        self._gc_started = 0.0
+        self._lag_task: asyncio.Task[None] | None = None
+
+    def render(self) -> bytes:
+        """The current metrics in the Prometheus text format."""
+        return generate_latest(self.registry)
+
+    # -- garbage collector and event loop -------------------------------------------------
+    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif self._gc_started:
+            self.gc_pause.labels(str(info.get("generation"))).observe(
+                time.perf_counter() - self._gc_started
+            )
+            self._gc_started = 0.0
+
+    async def _probe_lag(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            started = loop.time()
+            await asyncio.sleep(LAG_PERIOD_SECONDS)
+            self.loop_lag.observe(max(0.0, loop.time() - started - LAG_PERIOD_SECONDS))
+
+    def start(self) -> None:
+        """Start observing garbage-collector pauses and the event loop's lag."""
+        gc.callbacks.append(self._on_gc)
+        self._lag_task = asyncio.create_task(self._probe_lag(), name="loop-lag-probe")
+
+    async def stop(self) -> None:
+        """Stop observing."""
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._on_gc)
+        if self._lag_task is not None:
+            self._lag_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._lag_task
+
+
+class _Collector(Collector):
+    """Reads the counters the services keep anyway, at scrape time."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterable[Metric]:
+        m = self.metrics
+        s = m.services
+        yield GaugeMetricFamily("cribbage_connections", "Open WebSocket connections",
+                                value=m.connections)
+        yield GaugeMetricFamily("cribbage_rooms_followed", "Rooms this process follows",
+                                value=len(s.rooms.rooms))
+        actions = CounterMetricFamily("cribbage_actions", "Actions answered",
+                                      labels=["outcome"])
+        actions.add_metric(["accepted"], m.actions.accepted)
+        actions.add_metric(["duplicate"], m.actions.duplicate)
+        actions.add_metric(["rejected"], sum(m.actions.rejected.values()))
+        yield actions
+        rejects = CounterMetricFamily("cribbage_action_rejects", "Rejected actions by code",
+                                      labels=["code"])
+        for code, n in sorted(m.actions.rejected.items()):
+            rejects.add_metric([code], n)
+        yield rejects
+        yield CounterMetricFamily("cribbage_commit_conflicts", "Commits refused for a "
+                                  "version conflict", value=s.service.conflicts)
+        health = s.store.health
+        yield CounterMetricFamily("cribbage_store_errors", "Store calls that failed",
+                                  value=health.failures)
+        yield CounterMetricFamily("cribbage_store_outages", "Store outages",
+                                  value=health.outages)
+        yield GaugeMetricFamily("cribbage_store_up", "1 unless the last store call failed",
+                                value=0 if health.down else 1)
+        yield CounterMetricFamily("cribbage_deadlines_fired", "Deadlines run",
+                                  value=s.sweeper.fired)
+        yield CounterMetricFamily("cribbage_deadlines_retried", "Deadlines left to run "
+                                  "again after a store failure", value=s.sweeper.retried)
+        late = list(s.sweeper.lateness)
+        lateness = GaugeMetricFamily("cribbage_deadline_lateness_seconds",
+                                     "How late the last deadlines ran", labels=["stat"])
+        lateness.add_metric(["mean"], sum(late) / len(late) if late else 0.0)
+        lateness.add_metric(["max"], max(late) if late else 0.0)
+        yield lateness
+        yield CounterMetricFamily("cribbage_pubsub_reconnects", "Pub/sub connections lost "
+                                  "and made again", value=getattr(s.broker, "reconnects", 0))
+        yield CounterMetricFamily("cribbage_catch_ups", "Rooms caught up after missed "
+                                  "messages", value=s.rooms.catch_ups)
+        yield CounterMetricFamily("cribbage_presence_reaped", "Dead server processes whose "
+                                  "presence this one removed", value=s.presence.reaped)
