@@ -6,9 +6,29 @@
  */
 export type CribbageMessage = ClientMessage | ServerMessage;
 export type ClientMessage =
-  Hello | CreateRoom | Join | Act | Resync | Leave | Ping | SetComputer | HintRequest;
+  | Hello
+  | CreateRoom
+  | Join
+  | Act
+  | Resync
+  | Leave
+  | Ping
+  | SetComputer
+  | HintRequest
+  | HistoryRequest;
 export type ServerMessage =
-  Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong | Hint;
+  | Welcome
+  | RoomCreated
+  | Snapshot
+  | Update
+  | Ack
+  | Reject
+  | Presence
+  | Left
+  | Error
+  | Pong
+  | Hint
+  | History;
 
 /**
  * First message of a connection: who is there.
@@ -205,6 +225,25 @@ export interface HintRequest {
   type: "hint";
 }
 /**
+ * Ask for the events of the current game so far, as this connection may see them
+ * (answered by ``history``; pages go backwards from ``before``).
+ */
+export interface HistoryRequest {
+  type: "history";
+  /**
+   * only versions older than this (default: up to the room's version)
+   */
+  before?: number | null;
+  /**
+   * most versions in the answer
+   */
+  limit?: number;
+  /**
+   * redact as for a spectator (what everyone saw: a replay to share), instead of as this connection's seat
+   */
+  public?: boolean;
+}
+/**
  * Answer to ``hello``: the player token to keep (and give back in later ``hello``).
  */
 export interface Welcome {
@@ -289,6 +328,10 @@ export interface Snapshot {
   seats: SeatInfo[];
   view: View | null;
   seat_token?: string | null;
+  /**
+   * the version that started the current game: `history` can give every version from it on (null before the game starts)
+   */
+  history_from?: number | null;
   /**
    * the events of the versions this connection did not get as updates, oldest first, as this seat may see them: after the `since` of a `join` or `resync`, after updates the server could not send, and the join that started the game. Absent when the server does not have them (then use `history`).
    */
@@ -1229,4 +1272,21 @@ export interface NoSuggestion {
   goal?: "most" | "fewest";
   kind: "none";
   best: null;
+}
+/**
+ * Answer to ``history``: versions of the current game, oldest first, each with its
+ * events as this connection (or, with ``public``, a spectator) may see them.
+ *
+ * ``game``: the game number; ``first``: the version that started this game (the oldest
+ * there is); ``more``: older versions of this game exist (ask again with ``before`` set
+ * to the first version here).
+ */
+export interface History {
+  type: "history";
+  room: string;
+  game: number;
+  first: number;
+  versions: MissedVersion[];
+  more: boolean;
+  public?: boolean;
 }
