@@ -10,7 +10,7 @@ from . import shapes
 from .cards import FULL_DECK, Card, card_strs, parse_cards
 from .deal import deck_for
 from .errors import CODES, RulesError
-from .game import apply, legal_actions, new_game
+from .game import apply, has_move, legal_actions, new_game
 from .options import GameOptions
 from .scoring import Score, ScoreItem, hand_total, score_hand, score_pegging
 from .state import PHASES, GameState
@@ -32,6 +32,7 @@ __all__ = [
     "card_strs",
     "deck_for",
     "hand_total",
+    "has_move",
     "legal_actions",
     "new_game",
     "parse_cards",

@@ -218,3 +218,27 @@ def _legal_actions(state: GameState, seat: int | None) -> list[Action]:
     if phase == "game_over":
         return [{"type": "rematch"}]
     return []
+
+
+def has_move(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` has something to do now other than ask for a rematch: exactly
+    ``any(a["type"] != "rematch" for a in legal_actions(state, seat))``, without building
+    the actions (the server asks this of every seat after every change)."""
+    cached = state.__dict__.get("_legal", {}).get(seat)
+    if cached is not None:
+        return any(a["type"] != "rematch" for a in cached)
+    if not 0 <= seat < state.players:
+        return False
+    phase = state.phase
+    if phase == "discard":
+        return not state.discards[seat]
+    if phase == "play":
+        return bool(playable(state, seat))
+    if phase == "show":
+        pending = state.show_pending
+        if pending is None:
+            return False
+        if pending["announced"] is None:
+            return seat == pending["seat"]
+        return seat in pending["awaiting"]
+    return False

@@ -64,7 +64,7 @@ def has_work(state: engine.GameState | None, seat: int) -> bool:
     to ask for one)."""
     if state is None:
         return False
-    return any(a.get("type") != "rematch" for a in engine.legal_actions(state, seat))
+    return engine.has_move(state, seat)
 
 
 def task_of(state: engine.GameState, seat: int) -> tuple[Any, ...]:

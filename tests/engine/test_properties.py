@@ -213,3 +213,24 @@ def test_random_games_many(options: GameOptions, seed: int, choices: int) -> Non
     ``st.randoms()``: a game makes hundreds of choices, which would swamp hypothesis's
     buffer; a failure still reproduces from the printed example.)"""
     play_random_game(options, seed, random.Random(choices), thorough=False, rematch=False)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32), st.sampled_from([2, 3, 4]), st.booleans())
+def test_has_move_is_legal_actions_without_rematch(seed: int, players: int, muggins: bool):
+    """``has_move`` answers exactly what ``legal_actions`` implies, at every step of a
+    random game (and before and after the cache is filled)."""
+    rng = random.Random(seed)
+    state, _ = engine.new_game(engine.GameOptions(players=players, muggins=muggins), seed)
+    for _ in range(400):
+        for seat in range(players):
+            fresh = engine.has_move(state, seat)
+            legal = engine.legal_actions(state, seat)
+            assert fresh == engine.has_move(state, seat) == any(
+                a["type"] != "rematch" for a in legal)
+        if state.phase == "game_over":
+            return
+        movers = [(s, a) for s in [None, *range(players)]
+                  for a in engine.legal_actions(state, s)]
+        seat, action = rng.choice(movers)
+        state, _ = engine.apply(state, seat, action)
