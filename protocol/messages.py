@@ -261,11 +261,11 @@ class SeatInfo(_Model):
 
     seat: int
     taken: bool
-    name: str | None = None
-    kind: Literal["open", "human", "computer"] = "open"
-    connected: bool = False
-    level: Level | None = None
-    computer_standin: bool = False
+    name: str | None
+    kind: Literal["open", "human", "computer"]
+    connected: bool
+    level: Level | None
+    computer_standin: bool
 
 
 class RoomSettings(_Model):
@@ -274,14 +274,14 @@ class RoomSettings(_Model):
     hints: bool
     answer_window: float
     takeover_grace: float
-    turn_seconds: float | None = None
+    turn_seconds: float | None
 
 
 class Welcome(_Model):
     """Answer to ``hello``: the player token to keep (and give back in later ``hello``)."""
 
     type: Literal["welcome"]
-    protocol: str = PROTOCOL_VERSION
+    protocol: Literal["cribbage.v1"]
     encoding: Literal["json", "msgpack"]
     player_token: str
     name: str
@@ -369,7 +369,7 @@ class Ack(_Model):
     type: Literal["ack"]
     action_id: str
     version: int
-    duplicate: bool = False
+    duplicate: bool
 
 
 class Reject(_Model):
@@ -398,8 +398,8 @@ class Presence(_Model):
     room: str
     seat: int
     connected: bool
-    name: str | None = None
-    computer_standin: bool = False
+    name: str | None
+    computer_standin: bool
 
 
 class Hint(_Model):

@@ -248,7 +248,7 @@ export interface HistoryRequest {
  */
 export interface Welcome {
   type: "welcome";
-  protocol?: string;
+  protocol: "cribbage.v1";
   encoding: "json" | "msgpack";
   player_token: string;
   name: string;
@@ -307,7 +307,7 @@ export interface RoomSettings {
   hints: boolean;
   answer_window: number;
   takeover_grace: number;
-  turn_seconds?: number | null;
+  turn_seconds: number | null;
 }
 /**
  * The whole picture of a room for one connection, at ``version``.
@@ -348,11 +348,11 @@ export interface Snapshot {
 export interface SeatInfo {
   seat: number;
   taken: boolean;
-  name?: string | null;
-  kind?: "open" | "human" | "computer";
-  connected?: boolean;
-  level?: ("easy" | "standard") | null;
-  computer_standin?: boolean;
+  name: string | null;
+  kind: "open" | "human" | "computer";
+  connected: boolean;
+  level: ("easy" | "standard") | null;
+  computer_standin: boolean;
 }
 /**
  * What one seat (or a spectator) may see: ``engine.view(state, seat)``.
@@ -1054,7 +1054,7 @@ export interface Ack {
   type: "ack";
   action_id: string;
   version: number;
-  duplicate?: boolean;
+  duplicate: boolean;
 }
 /**
  * The action ``action_id`` was refused; the room did not change.
@@ -1109,8 +1109,8 @@ export interface Presence {
   room: string;
   seat: number;
   connected: boolean;
-  name?: string | null;
-  computer_standin?: boolean;
+  name: string | null;
+  computer_standin: boolean;
 }
 /**
  * Answer to ``leave``: this connection no longer follows ``room``.
