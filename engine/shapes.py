@@ -547,23 +547,29 @@ class PlaySuggestion(TypedDict):
 
 
 class AnnounceSuggestion(TypedDict):
-    """Muggins: announce the true count."""
+    """Muggins: the seat is to announce its own count. Counting your own hand is what
+    Muggins is about, so the hint never gives the count nor an action that would tell it
+    (``best`` is always null): only what is being counted (docs/rules.md §5.1)."""
 
     goal: Goal
     kind: Literal["announce"]
-    true_count: HandCount | None
-    best: AnnounceAction | None
+    counting: ShowKind
+    """The pending step: a ``hand`` (counted with the starter) or the ``crib`` (a flush
+    only with the starter, docs/rules.md §4.2)."""
+    best: None
 
 
 class AnswerSuggestion(TypedDict):
-    """Muggins: the right answer to the pending announcement."""
+    """Muggins: the seat may answer an opponent's announcement. The hint gives neither the
+    true count nor the right call (``best`` is always null), only what is being answered."""
 
     goal: Goal
     kind: Literal["answer"]
-    true_count: HandCount | None
+    counting: ShowKind
+    """The pending step's kind."""
     announced: HandCount | None
-    call: Call | None
-    best: AnswerAction | None
+    """The owner's announcement (public)."""
+    best: None
 
 
 class NoSuggestion(TypedDict):

@@ -8,7 +8,7 @@ nothing but what a human seat gets — ``engine.view(state, seat)`` and
 * :func:`legal_from_view` — the legal actions from the view alone, for clients that hold
   only a view (``cribbage-bot``).
 * :func:`suggest` — the ``standard`` player's advice for a hint: the discards ranked with
-  their expected points, the card to play, or the true count under Muggins.
+  their expected points, the card to play, or under Muggins what is being counted (never the count).
 
 Levels:
 
@@ -143,9 +143,10 @@ def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> Suggestion:
           own crib, or minus an opponent's crib; see :mod:`.discard`);
         * ``{"kind": "play", "choices": [{"card", "points", "reply", "stuck", "value"}, ...],
           "best": action}`` — see :func:`.pegging.rank_plays`;
-        * ``{"kind": "announce", "true_count": int, "best": action}`` under Muggins;
-        * ``{"kind": "answer", "true_count": int, "announced": int, "call": str,
-          "best": action}`` under Muggins;
+        * ``{"kind": "announce", "counting": "hand" | "crib", "best": None}`` under
+          Muggins: never the count, nor an announcement that would carry it;
+        * ``{"kind": "answer", "counting": "hand" | "crib", "announced": int,
+          "best": None}`` under Muggins: neither the true count nor the right call;
         * ``{"kind": "none", "best": None}`` when there is nothing to advise (no legal
           action, or only ``rematch``).
     """
@@ -169,21 +170,19 @@ def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> Suggestion:
             "choices": [{k: v for k, v in row.items() if k != "action"} for row in ranked],
             "best": ranked[0]["action"] if ranked else None,
         }
+    pending = (view.get("show") or {}).get("pending") or {}
+    counting = "crib" if pending.get("kind") == "crib" else "hand"
     if "announce" in kinds:
-        return {
-            **base,
-            "kind": "announce",
-            "true_count": muggins.pending_true_count(view),
-            "best": muggins.announce(view, choices),
-        }
+        # Never the count (nor the announcement that would carry it): Muggins rewards
+        # counting your own hand (issue 12).
+        return {**base, "kind": "announce", "counting": counting, "best": None}
     if "answer" in kinds:
-        pending = (view.get("show") or {}).get("pending") or {}
+        # Never the true count nor the right call, which would give it away.
         return {
             **base,
             "kind": "answer",
-            "true_count": muggins.pending_true_count(view),
+            "counting": counting,
             "announced": pending.get("announced"),
-            "call": muggins.correct_call(view),
-            "best": muggins.answer(view, choices),
+            "best": None,
         }
     return {**base, "kind": "none", "best": None}

@@ -460,8 +460,10 @@ def test_muggins_calls() -> None:
         assert decide(view, ANSWERS, "standard") == {"type": "answer", "call": call}
     view = muggins_view(["2D", "4C", "6H", "8D"], "JS", 4)  # true count 0
     assert decide(view, ANSWERS, "standard") == {"type": "answer", "call": "overcount"}
+    # The hint to an answering seat gives neither the true count nor the right call.
     hint = suggest(view, ANSWERS)
-    assert hint["true_count"] == 0 and hint["call"] == "overcount"
+    assert hint == {"goal": "most", "kind": "answer", "counting": "hand", "announced": 4,
+                    "best": None}
     # A crib flush needs the starter (docs/rules.md §4.2): announcing 4 for one is an overcount.
     view = muggins_view(["QS", "KS", "AS", "2S"], "8D", 4, kind="crib")
     assert decide(view, ANSWERS, "standard")["call"] == "overcount"
@@ -471,7 +473,11 @@ def test_muggins_announces_the_true_count() -> None:
     view = muggins_view(["8S", "8C", "9D", "TH"], "9H", None, seat=0)
     for level in ("standard", "easy"):
         assert decide(view, ANNOUNCES, level) == {"type": "announce", "points": 16}
-    assert suggest(view, ANNOUNCES)["true_count"] == 16
+    # The hint never gives the count away (issue 12): only what is being counted.
+    assert suggest(view, ANNOUNCES) == {"goal": "most", "kind": "announce", "counting": "hand",
+                                        "best": None}
+    crib = muggins_view(["QS", "KS", "AS", "2S"], "8D", None, seat=0, kind="crib")
+    assert suggest(crib, ANNOUNCES)["counting"] == "crib"
 
 
 def test_easy_misses_some_wrong_counts_but_never_calls_a_right_one() -> None:
