@@ -11,7 +11,8 @@ Routes:
 * ``GET /api/rooms/{id}``: public summary -> ``200 {...}`` or ``404``.
 * ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers within
   half a second, else 503. ``GET /metrics``: Prometheus metrics (``server.metrics``).
-* ``GET /`` and ``GET /r/{room}``: ``server/static/index.html``; ``/static/*``.
+* ``GET /``, ``GET /r/{room}``, ``GET /rules[/{variant}]``, ``GET /replay``: the web
+  client's page, ``server/static/index.html``; ``/static/*``.
 
 The endpoints are module-level functions reading the process's :class:`Services`, which the
 lifespan builds and hands to every request as lifespan state (``request.state.services``;
@@ -285,7 +286,7 @@ async def metrics(request: Request) -> Response:
 
 
 async def index(request: Request) -> Response:
-    """The web client's page (``/`` and ``/r/{room}``)."""
+    """The web client's page (``/``, ``/r/{room}``, ``/rules``, ``/replay``)."""
     page = STATIC_DIR / "index.html"
     if page.is_file():
         return FileResponse(page, media_type="text/html")
@@ -304,6 +305,9 @@ ROUTES = [
     Route("/metrics", metrics, methods=["GET"]),
     Route("/", index, methods=["GET"]),
     Route("/r/{room}", index, methods=["GET"]),
+    Route("/rules", index, methods=["GET"]),
+    Route("/rules/{variant}", index, methods=["GET"]),
+    Route("/replay", index, methods=["GET"]),
     Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
 ]
 

@@ -112,6 +112,11 @@ def act_once(page: Any, choose_discard: Callable[[list[str]], list[str]] = first
     away"), play the first card the page lets them play, or (``muggins``) announce and
     answer in the show. Returns whether it acted."""
     state = table(page)
+    if state.get("review") == "show":
+        # The last deal's show stays up until this player goes on to the next deal.
+        page.click("#next-deal")
+        page.wait_for_function("() => document.querySelector('#table').dataset.review !== 'show'")
+        return True
     if state["phase"] == "discard" and page.locator("#send-crib").count():
         cards = hand(page)
         for card in choose_discard(cards):

@@ -134,7 +134,7 @@ export class CribbageClient {
     this._resyncTimer = null;
     this._legal = null;
     this._pending = new Map();
-    this._waiters = { room_created: [], hint: [], left: [], set_computer: [] };
+    this._waiters = { room_created: [], hint: [], left: [], set_computer: [], history: [] };
     this._pings = new Map();
     this._nonce = 0;
     this._pingTimer = null;
@@ -314,6 +314,40 @@ export class CribbageClient {
   }
 
   /**
+   * One page of the current game's story (`history`): the versions before `before`
+   * (default: up to the room's latest), at most `limit` (1..500, default 200) of the newest
+   * of them, oldest first, each `{version, events}` with its events as this seat may see
+   * them (redacted exactly like updates), or with `public: true` as a spectator sees them.
+   * Resolves with the `history` frame (`first`: the version that started the game;
+   * `more`: older versions exist). Needs a joined room.
+   */
+  history({ before, limit, public: asPublic } = {}) {
+    const message = { type: "history" };
+    if (before !== undefined && before !== null) message.before = before;
+    if (limit !== undefined && limit !== null) message.limit = limit;
+    if (asPublic) message.public = true;
+    return this._request("history", message);
+  }
+
+  /**
+   * The whole story of the current game: every page of `history`, from the version that
+   * started the game up to now. Resolves with `{room, game, first, versions, public}`,
+   * versions oldest first.
+   */
+  async historyAll({ public: asPublic = false, pageSize = 500 } = {}) {
+    const pages = [];
+    let before;
+    let frame;
+    for (;;) {
+      frame = await this.history({ before, limit: pageSize, public: asPublic });
+      pages.unshift(frame.versions);
+      if (!frame.more || frame.versions.length === 0) break;
+      before = frame.versions[0].version;
+    }
+    return { room: frame.room, game: frame.game, first: frame.first, versions: pages.flat(), public: Boolean(frame.public) };
+  }
+
+  /**
    * The room's creator gives an empty seat to a computer player (`set_computer`).
    * Resolves once the server has handled it without an error (the seat change then arrives
    * as an update); rejects with the server's error code.
@@ -479,6 +513,9 @@ export class CribbageClient {
 
   /** A connection ended. Decide: reconnect, or surface and stop. */
   _onClose(code, reason, wasClean) {
+    // A close event without a real close code (0 or none, as some proxies and test
+    // harnesses give) is an abnormal closure: treat it as 1006 and reconnect.
+    if (!(Number.isInteger(code) && code >= 1000 && code <= 4999)) code = 1006;
     this._detachSocket();
     this._joined = false;
     this._resyncing = false;
@@ -654,6 +691,9 @@ export class CribbageClient {
         return this._settle("hint", true, frame);
       case "left":
         return this._settle("left", true, frame);
+      case "history":
+        this._events.emit("history", frame);
+        return this._settle("history", true, frame);
       default:
         return undefined; // a message type this version does not know: ignored (protocol.md)
     }
@@ -905,6 +945,9 @@ export class CribbageClient {
         break;
       case "set_computer":
         if (this._waiters.set_computer.length) return this._settle("set_computer", false, error);
+        break;
+      case "history":
+        if (this._waiters.history.length) return this._settle("history", false, error);
         break;
       case "resync":
         this._resyncing = false;

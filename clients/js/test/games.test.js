@@ -29,6 +29,43 @@ after(async () => {
   if (summaries.length) console.log(`# games: ${summaries.map((s) => `${s.label} v${s.version}`).join(", ")}`);
 });
 
+/** The story from `history` is what each connection saw live: paged back (small pages,
+ * so several), per seat and public, every version from the game's start to now. */
+async function checkHistory({ host, watcher, logs, first }) {
+  assert.ok(Number.isInteger(first) && first >= 1, "the snapshot says where the game starts");
+  const byVersion = (log) => {
+    const out = new Map();
+    for (const { event, version } of log.events) {
+      if (version < first) continue;
+      if (!out.has(version)) out.set(version, []);
+      out.get(version).push(event);
+    }
+    return out;
+  };
+  const one = await host.history({ limit: 5 });
+  assert.equal(one.versions.length, 5);
+  assert.equal(one.versions.at(-1).version, host.version);
+  assert.equal(one.more, true);
+  for (const [client, log, asPublic] of [[host, logs[0], false], [host, logs[2], true]]) {
+    const story = await client.historyAll({ public: asPublic, pageSize: 37 });
+    assert.equal(story.first, first);
+    assert.equal(story.public, asPublic);
+    assert.deepEqual(story.versions.map((v) => v.version),
+      Array.from({ length: host.version - first + 1 }, (_, i) => first + i), "every version, in order");
+    const live = byVersion(log);
+    for (const { version, events } of story.versions) {
+      assert.deepEqual(events, live.get(version) ?? [], `version ${version} as seen live`);
+      if (asPublic) {
+        for (const e of events) {
+          if (e.type === "deal") assert.deepEqual(e.hands, {});
+          if (e.type === "discard") assert.equal(e.cards, null);
+        }
+      }
+    }
+  }
+  assert.equal(watcher.seat, null);
+}
+
 async function playTable({ encodings, options, seeds, watcherEncoding = "json", extra = [{}, {}] }) {
   const [host, guest] = encodings.map((encoding, i) => testClient(server.ws, i === 0 ? "Ann" : "Bob", { encoding, ...extra[i] }));
   const watcher = testClient(server.ws, "Eve", { encoding: watcherEncoding });
@@ -72,6 +109,7 @@ async function playTable({ encodings, options, seeds, watcherEncoding = "json", 
     assert.ok(host.serverSendsLegal && guest.serverSendsLegal);
     assert.deepEqual(host.legalActions(), host.view.legal);
     assert.ok(answers.flat().every((a) => a.answer.type === "ack"));
+    await checkHistory({ host, watcher, logs, first: last.history_from });
     summaries.push({ label: encodings.join("+"), version: summary.version });
     return { room, answers, logs, clients, summary };
   } finally {

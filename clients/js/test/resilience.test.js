@@ -260,3 +260,20 @@ test("fatal close codes and the app's close() are not retried", { timeout: 30_00
     await Promise.all([host.close(), guest.close()]);
   }
 });
+
+test("a close event without a real close code (0) counts as abnormal (1006): the client reconnects", { timeout: 30_000 }, async () => {
+  const hooks = {};
+  const { host, guest } = await table({ WebSocketImpl: faultyWebSocket(hooks) });
+  const log = record(host);
+  try {
+    const back = nextEvent(host, "state", (s) => s.state === "open");
+    hooks.sockets[0].kill(0);
+    await back;
+    assert.equal(hooks.sockets.length, 2, "a second socket");
+    assert.deepEqual(log.closes.map((c) => [c.code, c.willReconnect]), [[1006, true]]);
+    assert.deepEqual(log.errors.filter((e) => e.fatal), []);
+    assert.equal(host.seat, 0);
+  } finally {
+    await Promise.all([host.close(), guest.close()]);
+  }
+});

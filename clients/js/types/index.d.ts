@@ -138,6 +138,7 @@ export interface ClientEventMap {
   status: { status: RoomStatus; previous: RoomStatus | null };
   presence: P.Presence;
   hint: P.Hint;
+  history: P.History;
   room_created: P.RoomCreated;
   pong: P.Pong;
   /** A final `ack` of an act of this client. */
@@ -264,6 +265,12 @@ export declare class CribbageClient {
   newActionId(): string;
   pendingActions(): PendingAction[];
   hint(): Promise<P.Hint>;
+  /** One page of the current game's story, oldest first (see README, "The story"). */
+  history(options?: { before?: number; limit?: number; public?: boolean }): Promise<P.History>;
+  /** Every page of the current game's story, from the version that started the game. */
+  historyAll(options?: { public?: boolean; pageSize?: number }): Promise<{
+    room: string; game: number; first: number; versions: P.MissedVersion[]; public: boolean;
+  }>;
   setComputer(seat: number, level: "easy" | "standard", creatorToken: string, room?: string): Promise<void>;
   /** Ask for a fresh snapshot. */
   resync(): void;

@@ -1243,24 +1243,36 @@ export interface PlayChoice {
   value: number;
 }
 /**
- * Muggins: announce the true count.
+ * Muggins: the seat is to announce its own count. Counting your own hand is what
+ * Muggins is about, so the hint never gives the count nor an action that would tell it
+ * (``best`` is always null): only what is being counted (docs/rules.md §5.1).
  */
 export interface AnnounceSuggestion {
   goal: "most" | "fewest";
   kind: "announce";
-  true_count: number | null;
-  best: AnnounceAction | null;
+  /**
+   * The pending step: a ``hand`` (counted with the starter) or the ``crib`` (a flush
+   * only with the starter, docs/rules.md §4.2).
+   */
+  counting: "hand" | "crib";
+  best: null;
 }
 /**
- * Muggins: the right answer to the pending announcement.
+ * Muggins: the seat may answer an opponent's announcement. The hint gives neither the
+ * true count nor the right call (``best`` is always null), only what is being answered.
  */
 export interface AnswerSuggestion {
   goal: "most" | "fewest";
   kind: "answer";
-  true_count: number | null;
+  /**
+   * The pending step's kind.
+   */
+  counting: "hand" | "crib";
+  /**
+   * The owner's announcement (public).
+   */
   announced: number | null;
-  call: ("accept" | "muggins" | "overcount") | null;
-  best: AnswerAction | null;
+  best: null;
 }
 /**
  * Nothing to advise (no legal action, or only ``rematch``).

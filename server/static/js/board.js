@@ -1,37 +1,191 @@
-// The score board: one track per player or side, from 0 to the target, with the front peg
-// (the score) and the back peg (the score before the last peg or back-up), tick marks every
-// 5 holes, and the skunk line. Plain elements and CSS; every number is also in the text.
+// The cribbage board, drawn in SVG: one lane of holes per player or side, in streets of
+// 30 holes (blocks of five) that run up and back — four streets to 121, two to 61 — with
+// two start holes per lane, the game hole at the end, and the skunk line(s) where a street
+// ends (docs/rules.md §4.4: to 121 after hole 90, double skunk after 60; to 61 after 30).
+// Each side has its colour and two pegs: the front peg in the hole of its score and the
+// back peg where it stood before its last move (view.previous_scores). When a score moves
+// the front peg steps along hole by hole (unless the reader prefers reduced motion).
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
-/** Where the skunk line sits: a loser at or below it is skunked (docs/rules.md §4.4). */
-function skunkLine(target) {
-  return target === 121 ? 90 : 30;
+const SVG = "http://www.w3.org/2000/svg";
+const PER_STREET = 30;
+const PITCH = 10; // between holes of a block
+const BLOCK_GAP = 5; // extra space between blocks of five
+const LEFT = 34; // room for the start holes and the game hole
+const RIGHT = 14;
+const LANE = 10;
+const STREET_PAD = 6;
+const STREET_GAP = 12;
+const TOP = 14;
+const STEP_MS = 45;
+
+/** Where the skunk lines sit: [hole after which the line is drawn, kind]. */
+export function skunkLines(target) {
+  return target === 121 ? [[90, "skunk"], [60, "double"]] : [[30, "skunk"]];
 }
 
+function geometry(target, lanes) {
+  const streets = (target - 1) / PER_STREET;
+  const streetH = lanes * LANE + 2 * STREET_PAD;
+  const width = LEFT + PER_STREET * PITCH + 5 * BLOCK_GAP + RIGHT;
+  const height = TOP + streets * streetH + (streets - 1) * STREET_GAP + 10;
+  const streetTop = (k) => TOP + k * (streetH + STREET_GAP);
+  const laneY = (k, lane) => streetTop(k) + STREET_PAD + lane * LANE + LANE / 2;
+  const columnX = (i) => LEFT + i * PITCH + Math.floor(i / 5) * BLOCK_GAP + PITCH / 2;
+  /** The centre of hole `n` (1..target-1) of a lane; 0 and target are the start and game holes. */
+  const hole = (n, lane) => {
+    if (n <= 0) return { x: 9, y: laneY(0, lane) };
+    if (n >= target) return { x: 16, y: streetTop(streets - 1) + streetH / 2 };
+    const k = Math.floor((n - 1) / PER_STREET);
+    const i = (n - 1) % PER_STREET;
+    return { x: columnX(k % 2 === 0 ? i : PER_STREET - 1 - i), y: laneY(k, lane) };
+  };
+  const backStart = (lane) => ({ x: 21, y: laneY(0, lane) });
+  return { streets, streetH, width, height, streetTop, laneY, columnX, hole, backStart };
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) node.setAttribute(k, String(v));
+  for (const c of children) if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+  return node;
+}
+
+// Where each side's front peg is drawn now (it may still be stepping toward its score).
+const shown = new Map();
+let stepper = null;
+
+function reducedMotion() {
+  return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+}
+
+function boardKey(view) {
+  return `${view.game_number}/${view.target}/${view.sides.join("")}`;
+}
+
+/**
+ * The board for `view` (scores, previous_scores, target, sides, dealer). `names` gives the
+ * sides' names (describe.makeNames). Returns a <figure> holding the SVG and, for every
+ * reader, the scores as text.
+ */
 export function board(view, names, { lowball = false } = {}) {
   const target = view.target;
-  const sides = [...new Set(view.sides)];
-  const pct = (n) => `${Math.max(0, Math.min(100, (n / target) * 100))}%`;
-  const rows = sides.map((side) => {
+  const sides = [...new Set(view.sides)].sort((a, b) => a - b);
+  const g = geometry(target, sides.length);
+  const key = boardKey(view);
+  const svg = el("svg", {
+    viewBox: `0 0 ${g.width} ${g.height}`, class: "board-svg", id: "board-svg", role: "img",
+    "aria-labelledby": "board-caption", "data-target": target, focusable: "false",
+  });
+  svg.appendChild(el("rect", { x: 1, y: 1, width: g.width - 2, height: g.height - 2, rx: 12, class: "board-wood" }));
+  // Streets: a groove of holes per lane, blocks of five; the street's last hole numbered.
+  for (let k = 0; k < g.streets; k += 1) {
+    svg.appendChild(el("rect", {
+      x: LEFT - 4, y: g.streetTop(k), width: g.width - LEFT - RIGHT + 8, height: g.streetH, rx: 5, class: "street",
+    }));
+    const last = (k + 1) * PER_STREET;
+    const end = g.hole(last, 0);
+    svg.appendChild(el("text", { x: end.x, y: g.streetTop(k) - 2.5, class: "street-label", "text-anchor": "middle" }, String(last)));
+  }
+  sides.forEach((side, lane) => {
+    const group = el("g", { class: `lane side-${side}`, "data-side": side });
+    for (let n = 1; n < target; n += 1) {
+      const p = g.hole(n, lane);
+      group.appendChild(el("circle", { cx: p.x, cy: p.y, r: 1.7, class: "hole", "data-hole": n }));
+    }
+    const s0 = g.hole(0, lane);
+    const s1 = g.backStart(lane);
+    group.appendChild(el("circle", { cx: s0.x, cy: s0.y, r: 1.9, class: "hole start", "data-hole": 0 }));
+    group.appendChild(el("circle", { cx: s1.x, cy: s1.y, r: 1.9, class: "hole start" }));
+    svg.appendChild(group);
+  });
+  const gameHole = g.hole(target, 0);
+  svg.appendChild(el("circle", { cx: gameHole.x, cy: gameHole.y, r: 4.2, class: "game-hole", "data-hole": target }));
+  svg.appendChild(el("text", { x: gameHole.x, y: gameHole.y + 11, class: "street-label", "text-anchor": "middle" }, String(target)));
+  // Skunk lines: across the street where hole N ends it, between N and N+1.
+  if (!lowball) {
+    for (const [after, kind] of skunkLines(target)) {
+      const a = g.hole(after, 0);
+      const b = g.hole(after + 1, 0);
+      const k = Math.floor((after - 1) / PER_STREET);
+      const x = after % PER_STREET === 0 ? (k % 2 === 0 ? a.x + PITCH * 0.75 : a.x - PITCH * 0.75) : (a.x + b.x) / 2;
+      svg.appendChild(el("line", {
+        x1: x, x2: x, y1: g.streetTop(k) + 1, y2: g.streetTop(k) + g.streetH - 1,
+        class: ["skunk-line", kind].join(" "), "data-after": after, "data-kind": kind,
+      }));
+      svg.appendChild(el("text", {
+        x, y: g.streetTop(k) + g.streetH + 8, class: "skunk-label", "text-anchor": "middle",
+      }, t(kind === "double" ? "board.double_skunk_short" : "board.skunk_short")));
+    }
+  }
+  // Pegs: back first, so the front peg sits on top when they share a hole.
+  const animate = [];
+  sides.forEach((side, lane) => {
     const score = view.scores[side];
     const back = view.previous_scores?.[side] ?? score;
+    const was = shown.get(`${key}/${side}`);
+    let from = was === undefined ? score : was;
+    if (reducedMotion()) from = score;
+    const backPos = back === score ? (score === 0 ? g.backStart(lane) : null) : back <= 0 ? g.backStart(lane) : g.hole(back, lane);
+    if (backPos) {
+      svg.appendChild(el("circle", {
+        cx: backPos.x, cy: backPos.y, r: 3, class: `peg back side-${side}`, "data-side": side, "data-hole": Math.max(0, back),
+        "data-peg": `back-${side}`,
+      }));
+    }
+    const at = g.hole(from, lane);
+    svg.appendChild(el("circle", {
+      cx: at.x, cy: at.y, r: 3.6, class: `peg front side-${side}`, "data-side": side, "data-hole": score,
+      "data-peg": `front-${side}`,
+    }));
+    shown.set(`${key}/${side}`, from);
+    if (from !== score) animate.push({ side, lane, to: score });
+  });
+  if (animate.length) stepPegs(key, g, animate);
+
+  const lines = sides.map((side) => t("board.side_score", { who: names.side(side), n: view.scores[side], target }));
+  const caption = h("figcaption", { id: "board-caption", class: "sr-only" },
+    t(lowball ? "board.caption_lowball" : "board.caption", { n: target }), " ", lines.join("; "));
+  return h("figure", { class: "board" }, svg, caption, legend(view, names, sides));
+}
+
+/** Move front pegs one hole at a time toward their scores, on whatever board is drawn. */
+function stepPegs(key, g, moves) {
+  clearInterval(stepper);
+  stepper = setInterval(() => {
+    let moving = false;
+    for (const m of moves) {
+      const id = `${key}/${m.side}`;
+      const at = shown.get(id);
+      if (at === m.to) continue;
+      const next = at + Math.sign(m.to - at);
+      shown.set(id, next);
+      moving = moving || next !== m.to;
+      const peg = document.querySelector(`#board-svg [data-peg="front-${m.side}"]`);
+      if (peg) {
+        const p = g.hole(next, m.lane);
+        peg.setAttribute("cx", p.x);
+        peg.setAttribute("cy", p.y);
+      }
+    }
+    if (!moving) {
+      clearInterval(stepper);
+      stepper = null;
+    }
+  }, STEP_MS);
+}
+
+/** The scores as text beside the board: colour, name, score, and who has the crib. */
+function legend(view, names, sides) {
+  return h("ul", { class: "board-legend" }, sides.map((side) => {
     const members = names.sideSeats(side);
     const dealing = members.includes(view.dealer);
-    const label = names.side(side);
-    return h("li", { class: ["track-row", `side-${side}`], "data-side": side },
-      h("div", { class: "track-label" },
-        h("span", { class: "track-name" }, label),
-        dealing ? h("span", { class: "chip dealer", title: "dealer" }, "crib") : null,
-        h("span", { class: "track-score", "data-score": score },
-          h("strong", {}, String(score)), h("span", { class: "sr-only" }, ` of ${target}`))),
-      h("div", {
-        class: "track", role: "meter", style: `--ticks:${target / 5}`, "aria-label": `${label}: ${score} of ${target} holes`,
-        "aria-valuemin": 0, "aria-valuemax": target, "aria-valuenow": score,
-      },
-      h("span", { class: "track-fill", style: `width:${pct(score)}` }),
-      !lowball ? h("span", { class: "skunk-line", style: `left:${pct(skunkLine(target))}`, title: "skunk line" }) : null,
-      back !== score ? h("span", { class: "peg back-peg", style: `left:${pct(back)}`, title: `back peg ${back}` }) : null,
-      h("span", { class: "peg front-peg", style: `left:${pct(score)}`, title: `front peg ${score}` })));
-  });
-  return h("ol", { class: "tracks", "aria-label": `Scores, game to ${target}${lowball ? " (Lowball: reaching it loses)" : ""}` }, rows);
+    return h("li", { class: `side-${side}`, "data-side": side },
+      h("span", { class: "swatch", "aria-hidden": "true" }),
+      h("span", { class: "legend-name" }, names.side(side)),
+      dealing ? h("span", { class: "chip dealer" }, t("chip.crib")) : null,
+      h("span", { class: "legend-score", "data-score": view.scores[side] },
+        h("strong", {}, String(view.scores[side])), h("span", { class: "muted" }, ` / ${view.target}`)));
+  }));
 }

@@ -1,27 +1,16 @@
 // Cards as the engine writes them: rank then suit, "5H", "TD", "JC" (docs/rules.md "Cards").
+// On screen a card shows its index and suit symbol ("10♦"); its accessible name starts
+// with that same text and adds the card's name in the page's language ("10♦ ten of
+// diamonds", "10♦ ruder ti"), so what a screen reader says matches what is seen.
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 const RANKS = "A23456789TJQK";
-const RANK_SHORT = { T: "10" };
-const RANK_NAMES = {
-  A: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
-  9: "nine", T: "ten", J: "jack", Q: "queen", K: "king",
-};
-export const SUITS = {
-  C: { symbol: "♣", name: "clubs", red: false },
-  D: { symbol: "♦", name: "diamonds", red: true },
-  H: { symbol: "♥", name: "hearts", red: true },
-  S: { symbol: "♠", name: "spades", red: false },
-};
+const SUIT_SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const RED = new Set(["D", "H"]);
 
 export const rankOf = (card) => card[0];
 export const suitOf = (card) => card[card.length - 1];
-
-/** Counting value: ace 1, number cards their number, ten and court cards 10. */
-export function cardValue(card) {
-  const i = RANKS.indexOf(rankOf(card));
-  return Math.min(i + 1, 10);
-}
 
 /** Order for sorting a hand: by rank, then suit. */
 export function cardOrder(card) {
@@ -30,15 +19,25 @@ export function cardOrder(card) {
 
 export const sortCards = (cards) => [...cards].sort((a, b) => cardOrder(a) - cardOrder(b));
 
-/** "5♥", "10♦" */
-export function cardShort(card) {
-  const r = rankOf(card);
-  return `${RANK_SHORT[r] || r}${SUITS[suitOf(card)].symbol}`;
+/** The index printed on the card in this language ("A", "10", "J"; "E", "B"… where the
+ * language's packs print other letters). */
+export function rankIndex(card) {
+  return t(`card.index.${rankOf(card)}`);
 }
 
-/** "five of hearts" (for screen readers and titles). */
+/** "5♥", "10♦" */
+export function cardShort(card) {
+  return `${rankIndex(card)}${SUIT_SYMBOLS[suitOf(card)]}`;
+}
+
+/** "five of hearts" / "hjerter fem" / "hjärter fem". */
 export function cardLong(card) {
-  return `${RANK_NAMES[rankOf(card)]} of ${SUITS[suitOf(card)].name}`;
+  return t("card.name", { rank: t(`card.rank.${rankOf(card)}`), suit: t(`card.suit.${suitOf(card)}`) });
+}
+
+/** What a screen reader says for a card: the text shown, then its name. */
+export function cardLabel(card) {
+  return `${cardShort(card)} ${cardLong(card)}`;
 }
 
 export const cardsShort = (cards) => cards.map(cardShort).join(" ");
@@ -46,25 +45,23 @@ export const cardsShort = (cards) => cards.map(cardShort).join(" ");
 /**
  * A face-up card. With `onclick` it is a <button> (keyboard-usable, disabled when
  * `disabled`), otherwise a plain element. `selected` marks a card picked for the crib
- * (aria-pressed), `hint` a card the hint suggests.
+ * (aria-pressed), `hint` a card the hint suggests; `note` is said after the card's name
+ * ("the starter", "playable").
  */
 export function cardEl(card, { onclick, disabled = false, selected, hint = false, small = false,
-  key, extraLabel = "" } = {}) {
-  const suit = SUITS[suitOf(card)];
-  const r = rankOf(card);
-  const label = cardLong(card) + (extraLabel ? `, ${extraLabel}` : "");
+  key, note = "" } = {}) {
+  const red = RED.has(suitOf(card));
+  const label = cardLabel(card) + (note ? `, ${note}` : "");
   const body = [
-    h("span", { class: "card-rank", "aria-hidden": "true" }, RANK_SHORT[r] || r),
-    h("span", { class: "card-suit", "aria-hidden": "true" }, suit.symbol),
+    h("span", { class: "card-rank" }, rankIndex(card)),
+    h("span", { class: "card-suit" }, SUIT_SYMBOLS[suitOf(card)]),
   ];
-  const cls = ["card", suit.red ? "red" : "black", small && "small", selected && "selected",
-    hint && "hinted"];
+  const cls = ["card", red ? "red" : "black", small && "small", selected && "selected", hint && "hinted"];
   if (!onclick) {
-    return h("span", { class: cls, role: "img", "aria-label": label, title: label,
-      "data-card": card }, body);
+    return h("span", { class: cls, role: "img", "aria-label": label, title: cardLong(card), "data-card": card }, body);
   }
   return h("button", {
-    type: "button", class: cls, "aria-label": label, title: label, "data-card": card,
+    type: "button", class: cls, "aria-label": label, title: cardLong(card), "data-card": card,
     "data-key": key || `card-${card}`, disabled, onclick,
     "aria-pressed": selected === undefined ? null : String(Boolean(selected)),
   }, body);

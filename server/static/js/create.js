@@ -1,27 +1,30 @@
 // The start page: choose the table (players, target, variants, computer seats) and create
 // it with POST /api/rooms, then go to its share link /r/<room>, where the creator sits at
 // the first seat kept for a person.
+import { codeText } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
+import { onLanguageChange, t } from "./i18n.js";
+import { topBar } from "./layout.js";
 import { loadName, saveName, updateRoom } from "./storage.js";
 
 const LAYOUTS = [
-  { value: "2", label: "2 players", players: 2, partnerships: false },
-  { value: "3", label: "3 players", players: 3, partnerships: false },
-  { value: "4", label: "4 players", players: 4, partnerships: false },
-  { value: "4p", label: "4 in partnerships", players: 4, partnerships: true },
+  { value: "2", label: () => t("options.players", { n: 2 }), players: 2, partnerships: false },
+  { value: "3", label: () => t("options.players", { n: 3 }), players: 3, partnerships: false },
+  { value: "4", label: () => t("options.players", { n: 4 }), players: 4, partnerships: false },
+  { value: "4p", label: () => t("options.partnerships"), players: 4, partnerships: true },
 ];
 
 const SEAT_CHOICES = [
-  { value: "person", label: "A person (share the link)" },
-  { value: "standard", label: "Computer — standard" },
-  { value: "easy", label: "Computer — easy" },
+  { value: "person", label: () => t("start.seat_person") },
+  { value: "standard", label: () => t("start.seat_computer", { level: t("level.standard") }) },
+  { value: "easy", label: () => t("start.seat_computer", { level: t("level.easy") }) },
 ];
 
 const TURN_CLOCKS = [
-  { value: "", label: "Off" },
-  { value: "30", label: "30 seconds a move" },
-  { value: "60", label: "60 seconds a move" },
-  { value: "120", label: "2 minutes a move" },
+  { value: "", label: () => t("start.clock_off") },
+  { value: "30", label: () => t("start.clock_seconds", { n: 30 }) },
+  { value: "60", label: () => t("start.clock_seconds", { n: 60 }) },
+  { value: "120", label: () => t("start.clock_minutes", { n: 2 }) },
 ];
 
 export function startPage(root) {
@@ -38,7 +41,7 @@ export function startPage(root) {
     e.preventDefault();
     const name = state.name.trim();
     if (!name) {
-      state.error = "Type your name first — it is what the other players see.";
+      state.error = t("error.name_first");
       render();
       root.querySelector("#your-name")?.focus();
       return;
@@ -67,7 +70,7 @@ export function startPage(root) {
         method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
       });
       const data = await res.json().catch(() => ({}));
-      if (!res.ok) throw new Error(data?.error?.message || `the server said ${res.status}`);
+      if (!res.ok) throw new Error(data?.error?.code ? codeText(data.error.code) : t("start.http_error", { n: res.status }));
       // The creator token lets this browser later give an empty seat to a computer.
       updateRoom(data.room, {
         creatorToken: data.creator_token, autoSit: 0, room_settings: data.room_settings || null,
@@ -75,7 +78,7 @@ export function startPage(root) {
       location.assign(`/r/${encodeURIComponent(data.room)}`);
     } catch (err) {
       state.busy = false;
-      state.error = `Could not start the table: ${err.message}`;
+      state.error = t("start.failed", { why: err.message });
       render();
     }
   }
@@ -88,75 +91,80 @@ export function startPage(root) {
       }),
       h("span", {}, label, help ? h("small", {}, help) : null));
 
-  const check = (key, label, help) =>
-    h("label", { class: "choice" },
-      h("input", {
-        type: "checkbox", checked: state[key], "data-key": key, name: key,
-        onchange: (e) => { state[key] = e.target.checked; render(); },
-      }),
-      h("span", {}, label, h("small", {}, help)));
+  const check = (key, label, help, rules) =>
+    h("div", { class: "choice-box" },
+      h("label", { class: "choice" },
+        h("input", {
+          type: "checkbox", checked: state[key], "data-key": key, name: key,
+          onchange: (e) => { state[key] = e.target.checked; render(); },
+        }),
+        h("span", {}, label, h("small", {}, help))),
+      rules ? h("a", { class: "choice-rules", href: `/rules/${rules}` }, t("start.rules_of", { variant: label })) : null);
 
   function seatRows() {
     const { players, partnerships } = layout();
-    const rows = [h("li", {}, h("span", { class: "seat-label" }, "Seat 1"), h("span", {}, "You"))];
+    const rows = [h("li", {}, h("span", { class: "seat-label" }, t("seat.n", { n: 1 })), h("span", {}, t("start.seat_you")))];
     for (let s = 1; s < players; s += 1) {
       const id = `seat-${s}`;
-      const note = partnerships ? (s === 2 ? " (your partner)" : " (opponent)") : "";
+      const note = partnerships ? ` ${s === 2 ? t("start.partner") : t("start.opponent")}` : "";
       rows.push(h("li", {},
-        h("label", { class: "seat-label", for: id }, `Seat ${s + 1}${note}`),
+        h("label", { class: "seat-label", for: id }, `${t("seat.n", { n: s + 1 })}${note}`),
         h("select", {
           id, name: id, "data-key": id,
           onchange: (e) => { state.seats[s] = e.target.value; },
-        }, SEAT_CHOICES.map((c) => h("option", { value: c.value, selected: state.seats[s] === c.value }, c.label)))));
+        }, SEAT_CHOICES.map((c) => h("option", { value: c.value, selected: state.seats[s] === c.value }, c.label())))));
     }
     return rows;
   }
 
   function render() {
     const lowballMuggins = state.lowball && state.muggins;
-    replaceKeepingFocus(root, h("main", { class: "start" },
-      h("h1", {}, "Cribbage"),
-      h("p", { class: "lede" }, "Start a table, share the link, play. No sign-up."),
+    document.title = t("title.page");
+    replaceKeepingFocus(root, h("div", {}, topBar(), h("main", { class: "start" },
+      h("h1", {}, t("start.title")),
+      h("p", { class: "lede" }, t("start.lede")),
       h("form", { class: "panel start-form", onsubmit: submit, "aria-describedby": state.error ? "form-error" : null },
         h("div", { class: "field" },
-          h("label", { for: "your-name" }, "Your name"),
+          h("label", { for: "your-name" }, t("form.your_name")),
           h("input", {
             id: "your-name", name: "name", "data-key": "your-name", value: state.name, maxlength: 32,
             autocomplete: "nickname", required: true,
             oninput: (e) => { state.name = e.target.value; },
           })),
         h("fieldset", {},
-          h("legend", {}, "Players"),
-          h("div", { class: "choices" }, LAYOUTS.map((l) => radio("layout", l.value, l.label)))),
+          h("legend", {}, t("start.players")),
+          h("div", { class: "choices" }, LAYOUTS.map((l) => radio("layout", l.value, l.label())))),
         h("fieldset", {},
-          h("legend", {}, "Game to"),
+          h("legend", {}, t("start.game_to")),
           h("div", { class: "choices" },
-            radio("target", "121", "121 holes", "the full game"),
-            radio("target", "61", "61 holes", "a short game"))),
+            radio("target", "121", t("start.holes", { n: 121 }), t("start.full_game")),
+            radio("target", "61", t("start.holes", { n: 61 }), t("start.short_game")))),
         h("fieldset", {},
-          h("legend", {}, "Variants"),
+          h("legend", {}, t("start.variants")),
           h("div", { class: "choices" },
-            check("muggins", "Muggins", "count your own hands; opponents may claim what you miss"),
-            check("lowball", "Lowball", "the first to reach the target loses"),
-            check("backup10", "Back-up 10", "a hand or crib that scores nothing moves back 10 holes"),
-            check("hints", "Allow hints", "players may ask the computer for a suggestion")),
-          lowballMuggins ? h("p", { class: "note" }, "With Lowball the game is played without Muggins.") : null),
+            check("muggins", t("variant.muggins"), t("start.muggins_help"), "muggins"),
+            check("lowball", t("variant.lowball"), t("start.lowball_help"), "lowball"),
+            check("backup10", t("variant.backup10"), t("start.backup10_help"), "backup10"),
+            check("hints", t("start.hints"), t("start.hints_help"))),
+          lowballMuggins ? h("p", { class: "note" }, t("start.lowball_muggins")) : null,
+          h("p", { class: "note" }, h("a", { href: "/rules/standard" }, t("start.rules_standard")))),
         h("div", { class: "field" },
-          h("label", { for: "turn-clock" }, "Turn clock"),
+          h("label", { for: "turn-clock" }, t("start.turn_clock")),
           h("select", {
             id: "turn-clock", name: "turn-clock", "data-key": "turn-clock",
             "aria-describedby": "turn-clock-help",
             onchange: (e) => { state.turnSeconds = e.target.value; },
-          }, TURN_CLOCKS.map((c) => h("option", { value: c.value, selected: state.turnSeconds === c.value }, c.label))),
-          h("small", { id: "turn-clock-help" },
-            "when a player's time runs out, the computer plays that move for them")),
+          }, TURN_CLOCKS.map((c) => h("option", { value: c.value, selected: state.turnSeconds === c.value }, c.label()))),
+          h("small", { id: "turn-clock-help" }, t("start.turn_clock_help"))),
         h("fieldset", {},
-          h("legend", {}, "Seats"),
+          h("legend", {}, t("start.seats")),
           h("ul", { class: "seat-choices" }, seatRows())),
         state.error ? h("p", { class: "error", id: "form-error", role: "alert" }, state.error) : null,
         h("button", { type: "submit", class: "primary", disabled: state.busy, "data-key": "create" },
-          state.busy ? "Starting…" : "Start the table"))));
+          state.busy ? t("start.starting") : t("start.create"))),
+      h("p", { class: "muted" }, h("a", { href: "/replay" }, t("start.replay_link"))))));
   }
 
+  onLanguageChange(render);
   render();
 }

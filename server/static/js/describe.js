@@ -1,201 +1,204 @@
-// Words for what happens at the table: peg reasons, the show's breakdown said the way
-// players say it ("fifteen two, fifteen four, a pair is six"), and the lines under the
-// board (Back-up 10, game over). Pure functions of engine data (docs/rules.md "Events").
+// Words for what happens at the table, in the page's language: names of seats and sides,
+// peg reasons, the show's count said the way players say it ("fifteen two, fifteen four,
+// a pair is six"), event lines of the play-by-play, and the lines under the board
+// (Back-up 10, game over). Pure functions of engine data (docs/rules.md "Events"); every
+// word comes from the catalogue (i18n.js).
 import { cardShort, cardsShort } from "./cards.js";
-
-const WORDS = [
-  "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-  "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-  "nineteen", "twenty", "twenty-one", "twenty-two", "twenty-three", "twenty-four",
-  "twenty-five", "twenty-six", "twenty-seven", "twenty-eight", "twenty-nine", "thirty",
-  "thirty-one",
-];
-export const numberWord = (n) => WORDS[n] ?? String(n);
-export const plural = (n, one, many = one + "s") => `${n} ${n === 1 ? one : many}`;
-
-/** Verb agreement with a display name: "You win", "Anna & Carl win", "Anna wins". */
-const verb = (name, singular, pluralForm) =>
-  name === "You" || name.includes(" & ") ? pluralForm : singular;
-
-const PAIR_NAMES = { 2: "a pair", 6: "pair royal", 12: "double pair royal" };
+import { formatList, genitive, numberWord, t } from "./i18n.js";
 
 /** Show items in the order players count them: fifteens, pairs, runs, flush, nobs. */
 const SHOW_ORDER = ["fifteen", "pair", "run", "flush", "nobs"];
+const PAIR_KEYS = { 2: "pair", 6: "pair_royal", 12: "double_pair_royal" };
+
+export const capitalize = (s) => s.charAt(0).toLocaleUpperCase() + s.slice(1);
 
 /**
- * The show's count as said aloud, with a running total:
- * "fifteen two, fifteen four, a pair is six, a run of three is nine, and nobs is ten".
- * `items` are the engine's breakdown items; an empty list is "nineteen" (no score).
+ * The show's count as said aloud, with a running total in words: "fifteen two, fifteen
+ * four, a pair is six, a run of three is nine, and one for his nobs is ten". `items` are
+ * the engine's breakdown items; an empty list is "nineteen" (no score).
  */
 export function sayShow(items) {
   const sorted = [...items].sort((a, b) => SHOW_ORDER.indexOf(a.kind) - SHOW_ORDER.indexOf(b.kind));
-  if (!sorted.length) return "nineteen (nothing)";
+  if (!sorted.length) return t("say.nineteen");
   let total = 0;
   const seen = {};
   const parts = sorted.map((item) => {
     total += item.points;
     const again = (seen[item.kind] = (seen[item.kind] || 0) + 1) > 1;
-    const t = numberWord(total);
+    const words = { total: numberWord(total), len: numberWord(item.cards.length), points: numberWord(item.points) };
     switch (item.kind) {
       case "fifteen":
-        return `fifteen ${t}`;
-      case "pair": {
-        const name = PAIR_NAMES[item.points] || "pairs";
-        return `${again && item.points === 2 ? "another pair" : name} is ${t}`;
-      }
+        return t("say.fifteen", words);
+      case "pair":
+        return t(item.points === 2 && again ? "say.pair_again" : `say.${PAIR_KEYS[item.points] || "pair"}`, words);
       case "run":
-        return `${again ? "another run" : "a run"} of ${numberWord(item.cards.length)} is ${t}`;
+        return t(again ? "say.run_again" : "say.run", words);
       case "flush":
-        return `a ${numberWord(item.points)}-card flush is ${t}`;
+        return t("say.flush", words);
       case "nobs":
-        return `and one for his nobs is ${t}`;
+        return t("say.nobs", words);
       default:
-        return `${item.kind} is ${t}`;
+        return t("say.other", { ...words, what: item.kind });
     }
   });
-  return parts.join(", ");
+  return parts.join(t("say.separator"));
 }
 
-/** Why a peg in the play scored: "fifteen for 2", "a pair for 2", "run of 4 for 4". */
+/** Why a peg scored: "fifteen", "a pair", "a run of 4", "the go", "his heels". */
 export function pegReason(peg) {
   const items = peg.items || [];
+  const announced = items.some((i) => i.kind === "announced");
   switch (peg.source) {
-    case "his_heels":
-      return "his heels (a jack turned up)";
-    case "go":
-      return "the go";
-    case "last_card":
-      return "last card";
-    case "hand":
-      return items.some((i) => i.kind === "announced") ? "announced hand" : "the hand";
-    case "crib":
-      return items.some((i) => i.kind === "announced") ? "announced crib" : "the crib";
-    case "muggins":
-      return "muggins (a count left unclaimed)";
-    case "penalty":
-      return "a wrong call by an opponent";
-    default:
-      break;
+    case "his_heels": return t("why.his_heels");
+    case "go": return t("why.go");
+    case "last_card": return t("why.last_card");
+    case "hand": return t(announced ? "why.hand_announced" : "why.hand");
+    case "crib": return t(announced ? "why.crib_announced" : "why.crib");
+    case "muggins": return t("why.muggins");
+    case "penalty": return t("why.penalty");
+    default: break;
   }
-  if (!items.length) return peg.source;
-  return items.map((i) => {
+  if (!items.length) return t("why.play");
+  return formatList(items.map((i) => {
     switch (i.kind) {
-      case "fifteen": return "fifteen";
-      case "thirty_one": return "thirty-one";
-      case "pair": return PAIR_NAMES[i.points] || "pairs";
-      case "run": return `a run of ${i.points}`;
-      default: return i.kind.replace(/_/g, " ");
+      case "fifteen": return t("why.fifteen");
+      case "thirty_one": return t("why.thirty_one");
+      case "pair": return t(`why.${PAIR_KEYS[i.points] || "pair"}`);
+      case "run": return t("why.run", { n: i.cards.length });
+      default: return t("why.play");
     }
-  }).join(" and ");
+  }));
 }
 
 /**
  * Names for seats and sides, from the room's seats and the view.
- * `names.seat(s)` -> "Anna" / "You", `names.side(side)` -> "Anna" or "Anna & Carl".
+ * - `seat(s)`: "Anna", "You" / "Du", a computer by its level ("Computer (standard)");
+ * - `form(s)`: the verb form for a sentence about seat s: "you" or "single";
+ * - `side(side)` / `sideForm(side)`: a side's name ("Anna and Carl") and verb form
+ *   ("group" for partners);
+ * - `whose(s, kind)`: "your hand", "Anna's crib"; `object(s)`: "you" / "dig" / "Anna".
  */
 export function makeNames(seats, view, mySeat) {
-  // Several computers at one table would all be "Computer (standard)": call them by seat.
-  const computers = (seats || []).filter((x) => x?.kind === "computer").length;
+  const list = seats || [];
+  const computers = list.filter((x) => x?.kind === "computer").length;
   const seatName = (s) => {
-    if (s === null || s === undefined) return "nobody";
-    if (s === mySeat) return "You";
-    if (computers > 1 && seats?.[s]?.kind === "computer") return `Computer ${s + 1}`;
-    return seats?.[s]?.name || `Seat ${s + 1}`;
+    if (s === null || s === undefined) return t("name.nobody");
+    if (s === mySeat) return t("name.you");
+    const info = list[s];
+    if (info?.kind === "computer") {
+      return computers > 1 ? t("name.computer_seat", { n: s + 1 }) : t("name.computer", { level: t(`level.${info.level || "standard"}`) });
+    }
+    return info?.name || t("name.seat", { n: s + 1 });
   };
-  const sides = view?.sides || (seats || []).map((_, i) => i);
+  const plainName = (s) => (s === mySeat ? (list[s]?.name || t("name.you")) : seatName(s));
+  const sides = view?.sides || list.map((_, i) => i);
   const sideSeats = (side) => sides.map((sd, i) => (sd === side ? i : -1)).filter((i) => i >= 0);
   const sideName = (side) => {
     const members = sideSeats(side);
     if (members.length <= 1) return seatName(members[0] ?? side);
-    return members.map(seatName).join(" & ");
+    // "You and Carl": the reader first.
+    const ordered = members.includes(mySeat) ? [mySeat, ...members.filter((m) => m !== mySeat)] : members;
+    return formatList(ordered.map(seatName));
   };
-  return { seat: seatName, side: sideName, sideSeats, possessive: (s) => (s === mySeat ? "Your" : `${seatName(s)}'s`), me: mySeat };
+  const form = (s) => (s === mySeat ? "you" : "single");
+  const sideForm = (side) => {
+    const members = sideSeats(side);
+    if (members.length > 1) return "group";
+    return members[0] === mySeat ? "you" : "single";
+  };
+  const whose = (s, kind) => t(`whose.${kind}`, { form: form(s), owner: genitive(seatName(s)) });
+  const object = (s) => (s === mySeat ? t("name.you_object") : seatName(s));
+  return { seat: seatName, plainName, side: sideName, sideSeats, form, sideForm, whose, object, me: mySeat };
 }
 
-/** "back 10 holes" or, when the score could not move that far, the real number. */
+/** The line under the board for a Back-up 10 event. */
 export function backupLine(ev, names) {
-  const whose = `${names.possessive(ev.seat)} ${ev.kind === "crib" ? "crib" : "hand"} scored nothing`;
-  const sideSeats = names.sideSeats(ev.side);
-  const who = sideSeats.length > 1 ? `${names.side(ev.side)} go back` : "back";
-  if (ev.holes === 10) return `${whose}: ${who} 10 holes (${ev.score_before} → ${ev.score_after})`;
-  if (ev.holes === 0) return `${whose}: ${who} 0 holes — already at 0`;
-  return `${whose}: ${who} only ${plural(ev.holes, "hole")} (${ev.score_before} → ${ev.score_after}; nobody goes below 0)`;
+  const params = {
+    whose: capitalize(names.whose(ev.seat, ev.kind === "crib" ? "crib" : "hand")),
+    who: names.side(ev.side), form: names.sideForm(ev.side), n: ev.holes,
+    before: ev.score_before, after: ev.score_after,
+  };
+  if (ev.holes === 10) return t("backup.ten", params);
+  if (ev.holes === 0) return t("backup.none", params);
+  return t("backup.some", params);
 }
 
 /** Lines for the end of a game: the winner (or a draw), a Lowball loss, skunks. */
 export function gameOverLines(result, names) {
   const lines = [];
   const scores = result.scores || [];
-  const scoreText = scores.join("–");
   if (result.lowball) {
-    const loser = names.side(result.reached_by);
-    lines.push(`Lowball: ${loser} reached the target first and ${verb(loser, "loses", "lose")}.`);
+    lines.push(t("over.lowball_loser", { who: names.side(result.reached_by), form: names.sideForm(result.reached_by) }));
   }
   if (result.draw) {
-    lines.push(`The game is a draw (${scoreText}): the fewest points are shared.`);
+    lines.push(t("over.draw", { scores: scores.join("–") }));
   } else if (result.winner !== null && result.winner !== undefined) {
     // The winner's score first, then the others from highest: "Anna wins the game, 61–48".
-    const name = names.side(result.winner);
     const others = scores.filter((_, side) => side !== result.winner).sort((a, b) => b - a);
-    const winnerFirst = [scores[result.winner], ...others].join("–");
-    lines.push(`${name} ${verb(name, "wins", "win")} the game, ${winnerFirst}.`);
+    lines.push(t("over.winner", {
+      who: names.side(result.winner), form: names.sideForm(result.winner),
+      scores: [scores[result.winner], ...others].join("–"),
+    }));
   }
   for (const [side, kind] of Object.entries(result.skunks || {})) {
-    const name = names.side(Number(side));
-    const is = verb(name, "is", "are");
-    if (kind === "skunk") lines.push(`${name} ${is} skunked (${scores[side]} points).`);
-    if (kind === "double") lines.push(`${name} ${is} double skunked (${scores[side]} points).`);
+    if (kind !== "skunk" && kind !== "double") continue;
+    const s = Number(side);
+    lines.push(t(kind === "skunk" ? "over.skunk" : "over.double_skunk",
+      { who: names.side(s), form: names.sideForm(s), n: scores[s] }));
   }
   return lines;
 }
 
-/** One line of the play-by-play log for an event, or null for events not worth a line. */
+/** "Anna 5♥, Ben K♠; then Anna 2♣, Ben 2♦" for a cut for deal. */
+export function cutText(ev, names) {
+  return ev.cuts.map((round) => round.map((c) => `${names.seat(c.seat)} ${cardShort(c.card)}`).join(", "))
+    .join(t("log.cut_then"));
+}
+
+/** One line of the play-by-play for an event, or null for events not worth a line. */
 export function logLine(ev, names) {
   const who = (s) => names.seat(s);
+  const f = (s) => names.form(s);
   switch (ev.type) {
     case "seat_taken":
-      if (ev.kind === "computer") return `A computer player (${ev.level || "standard"}) takes seat ${ev.seat + 1}.`;
-      return `${ev.name} sits at seat ${ev.seat + 1}.`;
+      if (ev.kind === "computer") return t("log.computer_sits", { level: t(`level.${ev.level || "standard"}`), n: ev.seat + 1 });
+      return t("log.sits", { who: ev.name, n: ev.seat + 1 });
     case "computer_standin":
-      if (ev.seat === names.me) {
-        return ev.active ? "You were away too long: the computer plays for you until you are back." : "You are back: your seat is yours again.";
-      }
-      return ev.active ? `${who(ev.seat)} is away: the computer plays for them until they are back.`
-        : `${who(ev.seat)} is back and plays again.`;
+      return t(ev.active ? "log.standin_on" : "log.standin_off", { who: who(ev.seat), form: f(ev.seat) });
     case "timed_out":
-      return ev.seat === names.me
-        ? "Your time ran out: the computer made your move."
-        : `${who(ev.seat)}'s time ran out: the computer made the move.`;
+      return t("log.timed_out", { who: who(ev.seat), form: f(ev.seat), whose: names.whose(ev.seat, "time") });
     case "game_start":
-      return ev.game_number > 1 ? `Game ${ev.game_number} begins.` : "The game begins.";
+      return ev.game_number > 1 ? t("log.game_start_n", { n: ev.game_number }) : t("log.game_start");
     case "cut_for_deal":
-      if (ev.reason === "loser_deals") return `${who(ev.dealer)} lost the last game and deal${ev.dealer === names.me ? "" : "s"} first.`;
-      if (ev.reason === "given") return `${who(ev.dealer)} deals first.`;
-      return `Cut for deal: ${ev.cuts.map((round) => round.map((c) => `${who(c.seat)} ${cardShort(c.card)}`).join(", ")).join("; then ")} — ${who(ev.dealer)} deal${ev.dealer === names.me ? "" : "s"}.`;
+      if (ev.reason === "loser_deals") return t("log.loser_deals", { who: who(ev.dealer), form: f(ev.dealer) });
+      if (ev.reason === "given") return t("log.deals_first", { who: who(ev.dealer), form: f(ev.dealer) });
+      return t("log.cut", { cuts: cutText(ev, names), who: who(ev.dealer), form: f(ev.dealer) });
     case "deal":
-      return `Deal ${ev.deal_number}: ${who(ev.dealer)} deal${ev.dealer === names.me ? "" : "s"}.`;
+      return t("log.deal", { n: ev.deal_number, who: who(ev.dealer), form: f(ev.dealer) });
     case "discard":
-      return ev.cards ? `You lay ${cardsShort(ev.cards)} away to the crib.` : `${who(ev.seat)} lays away to the crib.`;
+      return ev.cards ? t("log.discard_own", { cards: cardsShort(ev.cards) })
+        : t("log.discard", { who: who(ev.seat), form: f(ev.seat), n: ev.count });
     case "starter":
-      return `The starter is ${cardShort(ev.card)}.`;
+      return t("log.starter", { card: cardShort(ev.card) });
     case "play":
-      return `${who(ev.seat)} play${ev.seat === names.me ? "" : "s"} ${cardShort(ev.card)} — ${ev.count}.`;
+      return t("log.play", { who: who(ev.seat), form: f(ev.seat), card: cardShort(ev.card), count: ev.count });
     case "go":
-      return `${who(ev.seat)} say${ev.seat === names.me ? "" : "s"} go.`;
+      return t("log.go", { who: who(ev.seat), form: f(ev.seat) });
     case "count_reset":
-      return ev.next === null ? "The play is over."
-        : `The count starts again at 0; ${ev.next === names.me ? "you lead" : `${who(ev.next)} leads`}.`;
+      return ev.next === null ? t("log.play_over") : t("log.count_reset", { who: who(ev.next), form: f(ev.next) });
     case "peg":
-    {
-      const side = names.side(ev.side);
-      return `${side} ${verb(side, "pegs", "peg")} ${ev.points} for ${pegReason(ev)} (${ev.score_after}).`;
-    }
+      return t("log.peg", {
+        who: names.side(ev.side), form: names.sideForm(ev.side), n: ev.points, why: pegReason(ev), score: ev.score_after,
+      });
     case "show_hand":
-      return `${names.possessive(ev.seat)} ${ev.kind}: ${cardsShort(ev.cards)} + ${cardShort(ev.starter)} — ${ev.total}: ${sayShow(ev.items)}.`;
+      return t("log.show", {
+        whose: capitalize(names.whose(ev.seat, ev.kind)), cards: cardsShort(ev.cards), starter: cardShort(ev.starter),
+        n: ev.total, say: sayShow(ev.items),
+      });
     case "announce":
-      return `${who(ev.seat)} announce${ev.seat === names.me ? "" : "s"} ${ev.points} for the ${ev.kind}.`;
+      return t(`log.announce_${ev.kind}`, { who: who(ev.seat), form: f(ev.seat), n: ev.points });
     case "answer":
-      return `${who(ev.seat)}: ${ev.call}.`;
+      return t(`log.answer_${ev.call}`, { who: who(ev.seat), form: f(ev.seat) });
     case "muggins_result":
       return mugginsLine(ev, names);
     case "backup":
@@ -207,33 +210,47 @@ export function logLine(ev, names) {
   }
 }
 
+/** How a Muggins step was settled, in one line. */
 export function mugginsLine(ev, names) {
-  const owner = names.seat(ev.owner);
-  const caller = ev.caller === null || ev.caller === undefined ? null : names.seat(ev.caller);
-  const base = `${owner} announced ${ev.announced}, the true count is ${ev.true_count}`;
+  const params = {
+    owner: names.seat(ev.owner), ownerForm: names.form(ev.owner), announced: ev.announced,
+    true: ev.true_count, caller: ev.caller === null || ev.caller === undefined ? "" : names.seat(ev.caller),
+    form: ev.caller === null || ev.caller === undefined ? "single" : names.form(ev.caller),
+    n: ev.caller_pegs, penalty: ev.penalty,
+  };
+  const base = t("muggins.base", params);
+  let rest;
   switch (ev.call) {
     case "muggins":
-      return ev.correct
-        ? `${base}: ${caller} called muggins and ${verb(caller, "pegs", "peg")} ${ev.caller_pegs}.`
-        : `${base}: ${caller} called muggins wrongly — 2 penalty to ${owner}.`;
+      rest = ev.correct ? t("muggins.right_muggins", params) : t("muggins.wrong_muggins", params);
+      break;
     case "overcount":
-      return ev.correct
-        ? `${base}: ${caller} called overcount; ${owner} ${verb(owner, "pegs", "peg")} only ${ev.true_count}.`
-        : `${base}: ${caller} called overcount wrongly — 2 penalty to ${owner}.`;
+      rest = ev.correct ? t("muggins.right_overcount", { ...params, form: names.form(ev.owner) })
+        : t("muggins.wrong_overcount", params);
+      break;
     case "timeout":
-      return `${base}: no answer in time, it stands.`;
+      rest = t("muggins.timeout", params);
+      break;
     default:
-      return `${base}: accepted.`;
+      rest = t("muggins.accepted", params);
   }
+  return `${base}: ${rest}`;
 }
 
 /** Short description of a room's options: "2 players · to 121 · Back-up 10". */
 export function describeOptions(o = {}) {
   const parts = [];
-  parts.push(o.partnerships ? "4 in partnerships" : `${o.players || 2} players`);
-  parts.push(`to ${o.target || 121}`);
-  if (o.muggins) parts.push("Muggins");
-  if (o.lowball) parts.push("Lowball");
-  if (o.backup10) parts.push("Back-up 10");
+  parts.push(o.partnerships ? t("options.partnerships") : t("options.players", { n: o.players || 2 }));
+  parts.push(t("options.to", { n: o.target || 121 }));
+  if (o.muggins) parts.push(t("variant.muggins"));
+  if (o.lowball) parts.push(t("variant.lowball"));
+  if (o.backup10) parts.push(t("variant.backup10"));
   return parts.join(" · ");
+}
+
+/** An error or reject code as text in this language (the server's stable codes,
+ * protocol/codes.py, and the client library's own). */
+export function codeText(code, fallback) {
+  const text = t(`code.${code}`);
+  return text.startsWith("⟦") ? (fallback || t("code.unknown", { code })) : text;
 }

@@ -1,8 +1,28 @@
-// Entry point: "/" is the start page, "/r/<room>" a table (both served as index.html).
+// Entry point. Every page is index.html: "/" the start page, "/r/<room>" a table,
+// "/rules" and "/rules/<variant>" the rules, "/replay" the replay viewer. The language's
+// catalogue is loaded first (i18n.js).
 import { startPage } from "./create.js";
+import { replaceKeepingFocus } from "./dom.js";
+import { initI18n, onLanguageChange, t } from "./i18n.js";
+import { topBar } from "./layout.js";
+import { replayFilePage } from "./replay.js";
 import { roomPage } from "./room.js";
+import { rulesPage } from "./rules.js";
 
+await initI18n();
 const root = document.getElementById("app");
-const match = location.pathname.match(/^\/r\/([A-Za-z0-9_-]{4,32})\/?$/);
-if (match) roomPage(root, match[1]);
-else startPage(root);
+const skip = document.querySelector(".skip-link");
+const label = () => { if (skip) skip.textContent = t("chrome.skip"); };
+label();
+onLanguageChange(label);
+
+const path = location.pathname;
+const room = path.match(/^\/r\/([A-Za-z0-9_-]{4,32})\/?$/);
+const rules = path.match(/^\/rules(?:\/([a-z0-9]+))?\/?$/);
+if (room) roomPage(root, room[1]);
+else if (rules) rulesPage(root, rules[1] || "standard");
+else if (/^\/replay\/?$/.test(path)) {
+  const draw = replayFilePage(root, { topBar, render: replaceKeepingFocus });
+  onLanguageChange(draw);
+  draw();
+} else startPage(root);

@@ -1,25 +1,43 @@
 // The room page, /r/<room>: the lobby (type a name, take a free seat or watch), the waiting
-// room, and the table itself. Everything on the table is drawn from the seat's `view`
-// (docs/rules.md "The view") plus the room's seats; events only add log lines and the
-// lines under the board. The page re-renders whole on every change (the DOM is small) and
-// keeps keyboard focus across renders (dom.js).
+// room, and the table itself.
+//
+// The connection is the JavaScript client library (clients/js, served from
+// /static/vendor/cribbage-client/): it joins, keeps the seat's `view` current, reconnects
+// and resumes by token, and re-sends unanswered acts. What this seat may do comes from the
+// server's legal moves (`view.legal`, through `legalActions()`): the page has no rules of
+// its own. The story of the game (the play-by-play, the cut for deal, the lines under the
+// board, the whole game) is every version's events, from updates, snapshots' `missed` and
+// the server's `history` after a reload or a late join (story.js).
+//
+// The page re-renders whole on every change (the DOM is small) and keeps keyboard focus
+// across renders (dom.js).
+import { CribbageClient } from "../vendor/cribbage-client/index.js";
 import { board } from "./board.js";
-import { cardBack, cardEl, cardShort, cardValue, cardsShort, sortCards } from "./cards.js";
+import { cardBack, cardEl, cardShort, cardsShort, sortCards } from "./cards.js";
 import {
-  backupLine, describeOptions, gameOverLines, logLine, makeNames, sayShow,
+  backupLine, capitalize, codeText, describeOptions, gameOverLines, logLine, makeNames, sayShow,
 } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
-import { RoomConnection } from "./net.js";
+import { formatList, formatNumber, onLanguageChange, t } from "./i18n.js";
+import { topBar } from "./layout.js";
+import { downloadReplay, fetchReplay, replayPanel } from "./replay.js";
+import { play as playSound } from "./sound.js";
 import { loadName, loadRoom, saveName, updateRoom } from "./storage.js";
+import { Story, countsOfDeal } from "./story.js";
 
-const LOG_LIMIT = 80;
-const LINES_LIMIT = 40;
+const LOG_LINES = 80;
 const LOBBY_POLL_MS = 3000;
 const DEFAULT_ANSWER_WINDOW = 15;
 /** Reject codes of a Muggins answer that lost a race (docs/protocol.md): "too late". */
 const TOO_LATE = new Set([
   "stale_answer", "nothing_to_answer", "already_answered", "wrong_phase", "not_an_opponent", "game_over",
 ]);
+/** Join errors after which the stored seat is not ours any more. */
+const SEAT_LOST = new Set(["seat_taken", "bad_token", "bad_seat", "already_seated"]);
+
+function wsUrl() {
+  return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
+}
 
 export function roomPage(root, roomId) {
   const stored = loadRoom(roomId);
@@ -27,7 +45,7 @@ export function roomPage(root, roomId) {
     mode: "loading", // loading | lobby | missing | table
     summary: null, // GET /api/rooms/{id}, for the lobby
     name: loadName(),
-    conn: null,
+    client: null,
     connStatus: "connecting",
     seat: null, // my seat, null when watching
     seats: [],
@@ -35,8 +53,8 @@ export function roomPage(root, roomId) {
     options: {},
     roomInfo: roomSettings(stored), // room_settings: hints, answer window, takeover grace
     view: null,
-    log: [],
-    lines: stored.lines || [],
+    version: -1,
+    story: new Story(),
     selected: new Set(),
     hint: null,
     message: null,
@@ -45,191 +63,186 @@ export function roomPage(root, roomId) {
     creatorToken: stored.creatorToken || null,
     computerLevel: {},
     copied: false,
+    inFlight: false,
+    wholeGame: false,
+    replay: null, // {data, step} while watching the replay in the page
+    replayBusy: false,
+    lastResult: null, // {game, result}: the previous game's result while a rematch starts
+    greeted: false,
   };
   let lobbyTimer = null;
   let tickTimer = null;
 
   // ---------------------------------------------------------------- connection ---------
   function connect(seat, seatToken) {
-    state.conn?.close();
+    state.client?.close();
     const record = loadRoom(roomId);
     state.mode = "table";
     state.seat = seat;
-    state.conn = new RoomConnection({
-      room: roomId,
-      name: state.name.trim() || "Guest",
-      playerToken: record.playerToken,
-      seat,
-      seatToken,
-      onmessage,
-      onstatus: (s) => { state.connStatus = s; state.inFlight = null; render(); },
+    state.story = new Story();
+    state.greeted = false;
+    const client = new CribbageClient({
+      url: wsUrl(),
+      name: state.name.trim() || t("name.guest"),
+      playerToken: record.playerToken || null,
+      client: "web/2",
     });
-    state.conn.connect();
+    state.client = client;
+    client.on("state", ({ state: s }) => {
+      if (state.client !== client) return;
+      state.connStatus = s === "reconnecting" ? "retrying" : s;
+      render();
+    });
+    client.on("welcome", (w) => updateRoom(roomId, { playerToken: w.player_token }));
+    client.on("snapshot", (frame) => { if (state.client === client) { onSnapshot(frame, client); render(); } });
+    client.on("update", (frame) => { if (state.client === client) { onUpdate(frame, client); render(); } });
+    client.on("presence", (frame) => { if (state.client === client) { onPresence(frame, client); render(); } });
+    client.on("error", (e) => { if (state.client === client) { onClientError(e); render(); } });
+    client.join(roomId, seat, seatToken ? { token: seatToken } : {}).catch((err) => {
+      if (state.client === client) { onJoinError(err); render(); }
+    });
     stopLobbyPolling();
     render();
   }
 
-  function onmessage(msg, conn) {
-    switch (msg.type) {
-      case "welcome":
-        updateRoom(roomId, { playerToken: msg.player_token });
-        return;
-      case "snapshot":
-        onSnapshot(msg, conn);
-        break;
-      case "update":
-        onUpdate(msg, conn);
-        break;
-      case "presence":
-        onPresence(msg);
-        break;
-      case "ack":
-        if (state.inFlight?.id === msg.action_id) state.inFlight = null;
-        break;
-      case "reject":
-        if (state.inFlight?.id === msg.action_id) state.inFlight = null;
-        state.message = TOO_LATE.has(msg.code) && state.lastAction?.type === "answer"
-          ? { kind: "info", text: "Too late — that count was already settled." }
-          : { kind: "error", text: `Not allowed: ${msg.message}` };
-        break;
-      case "error":
-        onError(msg);
-        break;
-      case "hint":
-        state.hint = msg.suggestion || null;
-        break;
-      default:
-        return;
-    }
-    render();
-  }
-
-  function onSnapshot(msg, conn) {
-    state.seat = msg.seat;
-    state.seats = msg.seats;
-    state.roomStatus = msg.status;
-    state.options = msg.options || {};
-    state.roomInfo = roomSettings(msg);
-    state.view = conn.view;
+  function onSnapshot(frame, client) {
+    state.seat = frame.seat ?? null;
+    state.seats = client.seats;
+    state.roomStatus = frame.status;
+    state.options = frame.options || {};
+    state.roomInfo = roomSettings(frame);
+    state.view = client.view;
+    state.version = client.version;
     state.hint = null;
-    if (msg.seat !== null && msg.seat !== undefined) {
-      updateRoom(roomId, { seat: msg.seat, seatToken: conn.seatToken });
+    state.inFlight = false;
+    if (state.seat !== null) updateRoom(roomId, { seat: state.seat, seatToken: client.seatToken });
+    sendPendingComputer(client);
+    const story = state.story;
+    if (frame.history_from) story.startAt(frame.history_from);
+    for (const m of frame.missed || []) story.add(m.version, m.events);
+    if (!state.greeted) {
+      state.greeted = true;
+      story.addLocal(frame.version, state.seat === null ? t("log.watching") : t("log.at_seat", { n: state.seat + 1 }), "presence");
     }
-    sendPendingComputer(conn);
-    if (!conn.greeted) {
-      conn.greeted = true;
-      addLog(msg.seat === null ? "You are watching this table." : `You are at seat ${msg.seat + 1}.`, "presence");
-    }
-    // After a reload, the game-over lines come from the view (the event was before).
-    if (state.view?.result) addGameOverLines(state.view.result, state.view.game_number);
+    if (state.view?.result) state.lastResult = { game: state.view.game_number, result: state.view.result };
+    fillStory(client);
   }
 
-  function onUpdate(msg, conn) {
+  /** After a reload, a late join or a long absence: read the game's story from the server. */
+  function fillStory(client) {
+    const story = state.story;
+    if (story.first === null || story.loading || story.completeTo(state.version)) return;
+    story.loading = true;
+    client.historyAll().then((answer) => {
+      if (state.story !== story) return;
+      story.startAt(answer.first);
+      for (const v of answer.versions) story.add(v.version, v.events);
+      story.loading = false;
+      story.failed = false;
+      render();
+    }).catch(() => {
+      story.loading = false;
+      story.failed = true;
+      render();
+    });
+  }
+
+  function onUpdate(frame, client) {
     const before = state.view;
-    state.view = conn.view;
-    state.roomStatus = msg.status;
-    if (msg.seats) state.seats = msg.seats;
-    if (!before || before.phase !== state.view?.phase || before.turn !== state.view?.turn ||
-        before.deal_number !== state.view?.deal_number) {
+    const wasMyMove = before ? myMove() : false;
+    state.view = client.view;
+    state.version = client.version;
+    state.roomStatus = frame.status;
+    state.seats = client.seats;
+    state.inFlight = false;
+    state.story.add(frame.version, frame.events);
+    const v = state.view;
+    if (!before || before.phase !== v?.phase || before.turn !== v?.turn || before.deal_number !== v?.deal_number) {
       state.hint = null;
     }
-    if (state.view && before && before.deal_number !== state.view.deal_number) state.selected.clear();
-    const names = currentNames();
-    for (const ev of msg.events) {
-      const line = logLine(ev, names);
-      if (line) addLog(line, ev.type);
-      if (ev.type === "backup") {
-        addLine({ kind: "backup", game: state.view?.game_number, text: backupLine(ev, names) });
-      } else if (ev.type === "game_over") {
-        addGameOverLines(ev, state.view?.game_number);
-      } else if (ev.type === "announce") {
-        const window = Number(state.roomInfo.answer_window || DEFAULT_ANSWER_WINDOW);
-        state.answerDeadline = Date.now() + window * 1000;
+    if (v && before && before.deal_number !== v.deal_number) state.selected.clear();
+    let sound = null;
+    for (const ev of frame.events) {
+      if (ev.type === "play") sound = sound || "card";
+      else if (ev.type === "peg" || ev.type === "backup") sound = "peg";
+      else if (ev.type === "announce") {
+        state.answerDeadline = Date.now() + Number(state.roomInfo.answer_window || DEFAULT_ANSWER_WINDOW) * 1000;
         state.announce = "";
-      } else if (ev.type === "muggins_result") {
-        state.answerDeadline = null;
-      }
+      } else if (ev.type === "muggins_result") state.answerDeadline = null;
+      else if (ev.type === "game_over") state.lastResult = { game: v?.game_number, result: ev };
     }
+    if (v && !wasMyMove && myMove()) sound = "turn";
+    if (sound) playSound(sound);
   }
 
-  function onPresence(msg) {
-    const seat = state.seats[msg.seat];
-    if (!seat) return;
-    const was = seat.connected;
-    seat.connected = msg.connected;
-    // The stand-in's start and end also come as a versioned update (its `seats` and a
-    // `computer_standin` event, logged there); presence only keeps the dot current.
-    if (msg.computer_standin !== undefined) seat.computer_standin = Boolean(msg.computer_standin);
-    if (msg.name) seat.name = msg.name;
-    const name = msg.seat === state.seat ? "You" : seat.name || `Seat ${msg.seat + 1}`;
-    if (was !== msg.connected) addLog(`${name} ${msg.connected ? "connected" : "disconnected"}.`, "presence");
+  function onPresence(frame, client) {
+    const old = state.seats[frame.seat];
+    state.seats = client.seats;
+    if (!old || old.connected === frame.connected) return;
+    const names = currentNames();
+    const key = frame.connected ? "log.connected" : "log.disconnected";
+    state.story.addLocal(state.version, t(key, { who: names.seat(frame.seat), form: names.form(frame.seat) }), "presence");
   }
 
-  function onError(msg) {
-    if (msg.ref === "join" || msg.code === "room_not_found") {
-      if (msg.code === "room_not_found") {
-        state.conn?.close();
-        state.mode = "missing";
-        return;
-      }
-      if (!["seat_taken", "bad_token", "bad_seat"].includes(msg.code)) {
-        // A passing failure (busy, internal): keep the seat and try again shortly.
-        state.message = { kind: "error", text: `${msg.message} — trying again…` };
-        setTimeout(() => state.conn?.ws?.close(), 1000);
-        return;
-      }
+  function onJoinError(err) {
+    const code = err?.code;
+    if (code === "superseded" || code === "closed") return;
+    if (code === "room_not_found") {
+      state.client?.close();
+      state.client = null;
+      state.mode = "missing";
+      return;
+    }
+    if (SEAT_LOST.has(code)) {
       // The stored seat is not ours any more (or someone took the seat first).
       updateRoom(roomId, { seat: null, seatToken: null });
-      state.conn?.close();
-      state.conn = null;
-      state.message = {
-        kind: "error",
-        text: msg.code === "seat_taken" ? "That seat was just taken — pick another." : msg.message,
-      };
+      state.client?.close();
+      state.client = null;
+      state.message = { kind: "error", text: code === "seat_taken" ? t("error.seat_taken_pick") : codeText(code) };
       showLobby();
       return;
     }
-    if (msg.ref === "set_computer" || (msg.message || "").includes("'set_computer'")) {
-      state.message = { kind: "error", text: `Could not give the seat to a computer: ${
-        msg.code === "bad_message" ? "this server cannot seat computer players yet." : msg.message}` };
+    state.message = { kind: "error", text: codeText(code) };
+  }
+
+  function onClientError(e) {
+    if (e.ref === "join") {
+      onJoinError(e);
       return;
     }
-    if (msg.ref === "hint") {
-      state.hint = { kind: "unavailable", text: msg.code === "hints_disabled" ? "Hints are off at this table." : "No hint available right now." };
-      return;
-    }
-    state.message = { kind: "error", text: msg.message || msg.code };
+    if (e.ref === "history") return; // the story stays as it is
+    state.message = { kind: "error", text: codeText(e.code) };
   }
 
   function currentNames() {
     return makeNames(state.seats, state.view, state.seat);
   }
 
-  function addLog(text, kind) {
-    state.log.push({ text, kind });
-    if (state.log.length > LOG_LIMIT) state.log.splice(0, state.log.length - LOG_LIMIT);
+  function legal() {
+    return state.client ? state.client.legalActions() : [];
   }
 
-  function addLine(line) {
-    state.lines.push(line);
-    if (state.lines.length > LINES_LIMIT) state.lines.splice(0, state.lines.length - LINES_LIMIT);
-    updateRoom(roomId, { lines: state.lines });
+  /** Whether this seat has something to do now (the server's legal moves, less rematch). */
+  function myMove() {
+    return state.seat !== null && legal().some((a) => a.type !== "rematch");
   }
 
-  function addGameOverLines(result, game) {
-    if (state.lines.some((l) => l.kind === "over" && l.game === game)) return;
-    for (const text of gameOverLines(result, currentNames())) addLine({ kind: "over", game, text });
-  }
-
-  function act(action) {
+  async function act(action) {
     // One action at a time: a double click must not send the same card twice.
-    if (state.inFlight && Date.now() - state.inFlight.at < 5000) return;
+    if (state.inFlight || !state.client) return;
+    state.inFlight = true;
     state.message = null;
-    state.lastAction = action;
-    const id = state.conn?.act(action);
-    if (id) state.inFlight = { id, at: Date.now() };
-    else {
-      state.message = { kind: "error", text: "Not connected — reconnecting…" };
+    try {
+      const answer = await state.client.act(action);
+      if (answer.type === "reject") {
+        state.message = TOO_LATE.has(answer.code) && action.type === "answer"
+          ? { kind: "info", text: t("muggins.too_late") }
+          : { kind: "error", text: t("error.not_allowed", { why: codeText(answer.code) }) };
+      }
+    } catch (err) {
+      state.message = { kind: "error", text: codeText(err.code) };
+    } finally {
+      state.inFlight = false;
       render();
     }
   }
@@ -267,7 +280,7 @@ export function roomPage(root, roomId) {
   function sit(seat) {
     const name = state.name.trim();
     if (!name) {
-      state.message = { kind: "error", text: "Type your name first — it is what the other players see." };
+      state.message = { kind: "error", text: t("error.name_first") };
       render();
       root.querySelector("#lobby-name")?.focus();
       return;
@@ -285,24 +298,29 @@ export function roomPage(root, roomId) {
 
   function giveToComputer(seat) {
     const level = state.computerLevel[seat] || "standard";
-    const msg = { type: "set_computer", room: roomId, seat, level, creator_token: state.creatorToken };
     state.message = null;
-    if (state.conn?.joined && state.conn.send(msg)) return;
-    // Not connected yet (still in the lobby): watch the table and send it once joined.
-    state.pendingComputer = msg;
-    if (!state.conn) watch();
+    state.pendingComputer = { seat, level };
+    if (!state.client) watch(); // not connected yet (the lobby): watch, then ask
+    else sendPendingComputer(state.client);
   }
 
-  function sendPendingComputer(conn) {
-    if (state.pendingComputer && conn.send(state.pendingComputer)) state.pendingComputer = null;
+  function sendPendingComputer(client) {
+    const pending = state.pendingComputer;
+    if (!pending) return;
+    state.pendingComputer = null;
+    client.setComputer(pending.seat, pending.level, state.creatorToken, roomId).catch((err) => {
+      state.message = { kind: "error", text: t("error.set_computer", { why: codeText(err.code) }) };
+      render();
+    });
   }
 
   // ---------------------------------------------------------------- rendering ----------
   function render() {
     let page;
-    if (state.mode === "loading") page = h("main", { class: "center" }, h("p", {}, "Loading…"));
+    if (state.mode === "loading") page = h("main", { class: "center" }, h("h1", {}, t("chrome.brand")), h("p", {}, t("common.loading")));
     else if (state.mode === "missing") page = missingPage();
     else if (state.mode === "lobby") page = lobbyPage();
+    else if (state.replay) page = replayPage();
     else page = tablePage();
     const log = root.querySelector(".log");
     const atBottom = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
@@ -313,7 +331,7 @@ export function roomPage(root, roomId) {
     if (newLog && atBottom) newLog.scrollTop = newLog.scrollHeight;
     // A running Muggins answer window or turn clock: redraw every second for the countdown.
     const clocks = Object.values(state.view?.turn_clock || {});
-    const ticking = (state.answerDeadline && state.answerDeadline > Date.now()) || clocks.length > 0;
+    const ticking = !state.replay && ((state.answerDeadline && state.answerDeadline > Date.now()) || clocks.length > 0);
     if (ticking && !tickTimer) tickTimer = setInterval(render, 1000);
     if (!ticking && tickTimer) { clearInterval(tickTimer); tickTimer = null; }
   }
@@ -321,19 +339,20 @@ export function roomPage(root, roomId) {
   /** The tab's title says when it is this player's move, for people in another tab. */
   function pageTitle() {
     const v = state.view;
-    if (state.mode === "table" && v && state.seat !== null && myMove(v)) return "Your move — Cribbage";
-    if (v?.phase === "game_over") return "Game over — Cribbage";
-    return "Cribbage";
+    if (state.mode === "table" && v && myMove()) return t("title.your_move");
+    if (v?.phase === "game_over") return t("title.game_over");
+    return t("title.page");
   }
 
   function missingPage() {
-    return h("main", { class: "center" },
-      h("h1", {}, "No such table"),
-      h("p", {}, "This link does not lead to a table (tables close after a day without play)."),
-      h("p", {}, h("a", { href: "/" }, "Start a new table")));
+    return h("div", {}, topBar(),
+      h("main", { class: "center" },
+        h("h1", {}, t("missing.title")),
+        h("p", {}, t("missing.text")),
+        h("p", {}, h("a", { href: "/" }, t("missing.new")))));
   }
 
-  function shareBox(title = "Share link") {
+  function shareBox(title = t("share.label")) {
     const link = `${location.origin}/r/${roomId}`;
     const copy = async () => {
       try {
@@ -354,8 +373,8 @@ export function roomPage(root, roomId) {
         h("input", { id: "share-link", value: link, readonly: true, "data-key": "share-link", "data-keep": "no",
           onfocus: (e) => e.target.select() }),
         h("button", { type: "button", onclick: copy, "data-key": "copy-link", id: "copy-link" },
-          state.copied ? "Copied" : "Copy")),
-      h("span", { class: "sr-only", role: "status" }, state.copied ? "Link copied" : ""));
+          state.copied ? t("share.copied") : t("share.copy"))),
+      h("span", { class: "sr-only", role: "status" }, state.copied ? t("share.copied_status") : ""));
   }
 
   function messageEl() {
@@ -363,52 +382,71 @@ export function roomPage(root, roomId) {
     return h("p", { class: ["message", state.message.kind], role: "alert" }, state.message.text);
   }
 
+  function seatKindText(seat) {
+    if (seat.kind === "computer") return t("lobby.computer_seat", { level: t(`level.${seat.level || "standard"}`) });
+    return seat.name;
+  }
+
   function lobbyPage() {
     const s = state.summary;
     const seats = s?.seats || [];
     const open = seats.filter((x) => !x.taken && x.kind !== "computer");
-    return h("main", { class: "lobby" },
-      h("h1", {}, "Cribbage table"),
-      s ? h("p", { class: "lede" }, describeOptions(s.options), " · ",
-        s.status === "waiting" ? `${plural(open.length, "free seat")}` : s.status === "game_over" ? "game over" : "playing") : h("p", {}, "Loading…"),
-      s ? h("p", { class: "muted settings-desc" }, describeSettings(roomSettings(s), s.options)) : null,
-      shareBox(),
-      h("section", { class: "panel" },
-        h("div", { class: "field" },
-          h("label", { for: "lobby-name" }, "Your name"),
-          h("input", {
-            id: "lobby-name", "data-key": "lobby-name", value: state.name, maxlength: 32, autocomplete: "nickname",
-            oninput: (e) => { state.name = e.target.value; },
-            onkeydown: (e) => { if (e.key === "Enter" && open.length) sit(open[0].seat); },
-          })),
-        messageEl(),
-        h("h2", {}, "Seats"),
-        h("ul", { class: "seat-list" }, seats.map((seat) => h("li", {},
-          h("span", { class: "seat-label" }, `Seat ${seat.seat + 1}`),
-          seat.kind === "computer"
-            ? h("span", {}, `${seat.name || "Computer"} (computer)`)
-            : seat.taken
-              ? h("span", {}, seat.name, seat.connected ? "" : " (away)")
-              : h("button", { type: "button", class: "primary", onclick: () => sit(seat.seat), "data-key": `sit-${seat.seat}`,
-                "data-seat": seat.seat }, "Sit here"),
-          !seat.taken && seat.kind !== "computer" && state.creatorToken ? computerPicker(seat.seat) : null))),
-        h("p", {}, h("button", { type: "button", onclick: watch, "data-key": "watch", id: "watch" }, "Just watch"))),
-      h("p", {}, h("a", { href: "/" }, "Start a different table")));
+    const statusText = !s ? "" : s.status === "waiting" ? t("lobby.free_seats", { n: open.length })
+      : s.status === "game_over" ? t("lobby.status_over") : t("lobby.status_playing");
+    return h("div", {}, topBar(),
+      h("main", { class: "lobby" },
+        h("h1", {}, t("lobby.title")),
+        s ? h("p", { class: "lede" }, describeOptions(s.options), " · ", statusText) : h("p", {}, t("common.loading")),
+        s ? h("p", { class: "muted settings-desc" }, describeSettings(roomSettings(s), s.options)) : null,
+        shareBox(),
+        h("section", { class: "panel", "aria-labelledby": "lobby-seats-h" },
+          h("div", { class: "field" },
+            h("label", { for: "lobby-name" }, t("form.your_name")),
+            h("input", {
+              id: "lobby-name", "data-key": "lobby-name", value: state.name, maxlength: 32, autocomplete: "nickname",
+              oninput: (e) => { state.name = e.target.value; },
+              onkeydown: (e) => { if (e.key === "Enter" && open.length) sit(open[0].seat); },
+            })),
+          messageEl(),
+          h("h2", { id: "lobby-seats-h" }, t("lobby.seats")),
+          h("ul", { class: "seat-list" }, seats.map((seat) => h("li", {},
+            h("span", { class: "seat-label" }, t("seat.n", { n: seat.seat + 1 })),
+            seat.kind === "computer"
+              ? h("span", {}, seatKindText(seat))
+              : seat.taken
+                ? h("span", {}, seat.name, seat.connected ? "" : ` ${t("lobby.away")}`)
+                : h("button", { type: "button", class: "primary", onclick: () => sit(seat.seat), "data-key": `sit-${seat.seat}`,
+                  "data-seat": seat.seat }, t("lobby.sit_here")),
+            !seat.taken && seat.kind !== "computer" && state.creatorToken ? computerPicker(seat.seat) : null))),
+          h("p", {}, h("button", { type: "button", onclick: watch, "data-key": "watch", id: "watch" }, t("lobby.watch")))),
+        h("p", {}, h("a", { href: "/" }, t("lobby.other_table")))));
   }
 
   function computerPicker(seat) {
     return h("span", { class: "computer-picker" },
-      h("label", { class: "sr-only", for: `level-${seat}` }, `Computer level for seat ${seat + 1}`),
+      h("label", { class: "sr-only", for: `level-${seat}` }, t("lobby.level_for", { n: seat + 1 })),
       h("select", {
         id: `level-${seat}`, "data-key": `level-${seat}`,
         onchange: (e) => { state.computerLevel[seat] = e.target.value; },
       },
-      h("option", { value: "standard", selected: (state.computerLevel[seat] || "standard") === "standard" }, "standard"),
-      h("option", { value: "easy", selected: state.computerLevel[seat] === "easy" }, "easy")),
-      h("button", { type: "button", onclick: () => giveToComputer(seat), "data-key": `computer-${seat}` }, "Give to computer"));
+      h("option", { value: "standard", selected: (state.computerLevel[seat] || "standard") === "standard" }, t("level.standard")),
+      h("option", { value: "easy", selected: state.computerLevel[seat] === "easy" }, t("level.easy"))),
+      h("button", { type: "button", onclick: () => giveToComputer(seat), "data-key": `computer-${seat}` }, t("lobby.give_computer")));
   }
 
   // ------------------------------------------------------------------ the table --------
+  function connText() {
+    return t(`conn.${state.connStatus}`);
+  }
+
+  function header() {
+    return topBar({
+      heading: h("span", { class: "options-desc" }, describeOptions(state.view?.options || state.options)),
+      status: h("span", { class: ["conn", `conn-${state.connStatus}`], role: "status" }, connText()),
+      sound: render,
+    });
+  }
+
   function tablePage() {
     const v = state.view;
     const names = currentNames();
@@ -416,66 +454,51 @@ export function roomPage(root, roomId) {
       id: "table", class: "table-page",
       "data-status": state.roomStatus, "data-phase": v?.phase || "waiting",
       "data-seat": state.seat ?? "", "data-turn": v?.turn ?? "", "data-game": v?.game_number ?? "",
-      "data-deal": v?.deal_number ?? "", "data-version": state.conn?.version ?? -1,
-      "data-conn": state.connStatus,
+      "data-deal": v?.deal_number ?? "", "data-version": state.version,
+      "data-conn": state.connStatus, "data-review": reviewing() ? "show" : "",
+      "data-story": state.story.loading ? "loading" : state.story.completeTo(state.version) ? "complete" : "partial",
     };
-    return h("main", attrs,
-      topBar(),
-      v ? null : waitingRoom(),
-      v ? h("div", { class: "table-grid" },
-        h("section", { class: "panel board-panel", "aria-labelledby": "board-h" },
-          h("h2", { id: "board-h" }, "Board"),
-          board(v, names, { lowball: v.options.lowball }),
-          linesUnderBoard(),
-          playersList(v, names),
-          // The link stays at hand during the game: others can watch (or take a seat
-          // freed later) — one copy of it on the page, here or in the waiting room.
-          shareBox(state.seats.some((x) => !x.taken) ? "Share link" : "Link to watch this table")),
-        h("section", { class: "panel felt", "aria-labelledby": "felt-h" },
-          h("h2", { id: "felt-h", class: "sr-only" }, "The table"),
-          scoreStrip(v, names),
-          statusLine(v, names),
-          messageEl(),
-          playArea(v, names),
-          myArea(v, names)),
-        h("section", { class: "panel show-panel", "aria-labelledby": "show-h" }, showPanel(v, names)),
-        h("section", { class: "panel log-panel", "aria-labelledby": "log-h" },
-          h("h2", { id: "log-h" }, "Play by play"),
-          h("ol", { class: "log", role: "log", "aria-live": "polite" },
-            state.log.slice(-30).map((l) => h("li", { class: `log-${l.kind}` }, l.text))))) : null);
-  }
-
-  function topBar() {
-    const conn = {
-      connecting: "Connecting…", open: "Connected", retrying: "Reconnecting…", closed: "Offline",
-    }[state.connStatus] || state.connStatus;
-    return h("header", { class: "topbar" },
-      h("a", { href: "/", class: "brand" }, "Cribbage"),
-      h("span", { class: "options-desc" }, describeOptions(state.view?.options || state.options)),
-      h("span", { class: ["conn", `conn-${state.connStatus}`], role: "status" }, conn));
+    return h("div", {}, header(),
+      h("main", attrs,
+        v ? null : waitingRoom(),
+        v ? h("div", { class: "table-grid" },
+          h("section", { class: "panel felt", "aria-labelledby": "felt-h" },
+            h("h2", { id: "felt-h", class: "sr-only" }, t("table.title")),
+            scoreStrip(v, names),
+            statusLine(v, names),
+            messageEl(),
+            reviewing() ? showReview(v, names) : [cutForDeal(v, names), playArea(v, names), myArea(v, names)]),
+          h("section", { class: "panel board-panel", "aria-labelledby": "board-h" },
+            h("h2", { id: "board-h" }, t("board.title")),
+            board(v, names, { lowball: v.options.lowball }),
+            linesUnderBoard(v, names),
+            playersList(v, names),
+            // The link stays at hand during the game: others can watch (or take a seat
+            // freed later) — one copy of it on the page, here or in the waiting room.
+            shareBox(state.seats.some((x) => !x.taken) ? t("share.label") : t("share.watch_label"))),
+          h("section", { class: "panel show-panel", "aria-labelledby": "show-h" }, showPanel(v, names)),
+          logPanel(names)) : null));
   }
 
   function waitingRoom() {
     const open = state.seats.filter((s) => !s.taken);
-    return h("section", { class: "panel waiting" },
-      h("h1", {}, "Waiting for players"),
-      h("p", {}, state.seats.length
-        ? `The game starts when every seat is taken — ${plural(open.length, "seat")} to go. Send the link:`
-        : "Connecting to the table…"),
+    return h("section", { class: "panel waiting", "aria-labelledby": "waiting-h" },
+      h("h2", { id: "waiting-h", class: "waiting-title" }, t("waiting.title")),
+      h("p", {}, state.seats.length ? t("waiting.text", { n: open.length }) : t("waiting.connecting")),
       h("p", { class: "muted settings-desc" }, describeSettings(state.roomInfo, state.options)),
       shareBox(),
       messageEl(),
       h("ul", { class: "seat-list" }, state.seats.map((seat) => h("li", { "data-seat": seat.seat },
-        h("span", { class: "seat-label" }, `Seat ${seat.seat + 1}`,
-          state.options.partnerships ? ` · team ${seat.seat % 2 ? "B" : "A"}` : ""),
+        h("span", { class: "seat-label" }, t("seat.n", { n: seat.seat + 1 }),
+          state.options.partnerships ? ` · ${t("team.name", { team: seat.seat % 2 ? "B" : "A" })}` : ""),
         seat.taken || seat.kind === "computer"
-          ? h("span", {}, seat.seat === state.seat ? `${seat.name} (you)` : seat.name || "Computer", presenceDot(seat))
+          ? h("span", {}, seat.seat === state.seat ? t("players.you", { name: seat.name }) : seatKindText(seat), presenceDot(seat))
           : state.seat === null
-            ? h("button", { type: "button", class: "primary", onclick: () => sit(seat.seat), "data-key": `sit-${seat.seat}` }, "Sit here")
-            : h("span", { class: "muted" }, "free"),
+            ? h("button", { type: "button", class: "primary", onclick: () => sit(seat.seat), "data-key": `sit-${seat.seat}` }, t("lobby.sit_here"))
+            : h("span", { class: "muted" }, t("waiting.free")),
         !seat.taken && seat.kind !== "computer" && state.creatorToken ? computerPicker(seat.seat) : null))),
       state.seat === null && open.length ? h("div", { class: "field" },
-        h("label", { for: "lobby-name" }, "Your name (to sit)"),
+        h("label", { for: "lobby-name" }, t("waiting.name_to_sit")),
         h("input", { id: "lobby-name", "data-key": "lobby-name", value: state.name, maxlength: 32,
           oninput: (e) => { state.name = e.target.value; } })) : null);
   }
@@ -483,45 +506,54 @@ export function roomPage(root, roomId) {
   function presenceDot(seat) {
     const computer = seat.kind === "computer";
     const standin = !computer && seat.computer_standin;
-    const text = computer ? `computer${seat.level ? ` · ${seat.level}` : ""}`
-      : standin ? "away — the computer plays for them"
-        : seat.connected ? "online" : "away";
+    const text = computer ? t("presence.computer", { level: t(`level.${seat.level || "standard"}`) })
+      : standin ? t("presence.standin")
+        : seat.connected ? t("presence.online") : t("presence.away");
     return h("span", { class: ["presence", computer ? "bot" : standin ? "standin" : seat.connected ? "on" : "off"],
       "data-presence": computer ? "computer" : standin ? "standin" : seat.connected ? "on" : "off" },
     h("span", { class: "dot", "aria-hidden": "true" }), text);
   }
 
-  function linesUnderBoard() {
-    const game = state.view?.game_number;
-    // Lines of the current game, plus the previous game's result while a rematch starts.
-    const lines = state.lines.filter((l) => l.game === game || (l.kind === "over" && l.game === game - 1 && state.view.deal_number === 1));
+  /** Back-up 10 lines and the result, from the story (and the last game's result while
+   * the first deal of a rematch is on). */
+  function linesUnderBoard(v, names) {
+    const lines = [];
+    const last = state.lastResult;
+    if (last && last.game === v.game_number - 1 && v.deal_number === 1) {
+      for (const text of gameOverLines(last.result, names)) lines.push({ kind: "over", text });
+    }
+    for (const { event } of state.story.events()) {
+      if (event.type === "backup") lines.push({ kind: "backup", text: backupLine(event, names) });
+    }
+    if (v.result) for (const text of gameOverLines(v.result, names)) lines.push({ kind: "over", text });
     if (!lines.length) return null;
-    return h("ul", { class: "board-lines", "aria-label": "Back-up and game results" },
+    return h("ul", { class: "board-lines", "aria-label": t("board.lines") },
       lines.map((l) => h("li", { class: `line-${l.kind}` }, l.text)));
   }
 
   function playersList(v, names) {
-    return h("ul", { class: "players", "aria-label": "Players" }, state.seats.map((seat) => {
+    return h("ul", { class: "players", "aria-label": t("players.title") }, state.seats.map((seat) => {
       const s = seat.seat;
       const chips = [];
-      if (v.dealer === s) chips.push(h("span", { class: "chip dealer" }, "dealer"));
-      if (v.turn === s && v.phase !== "game_over") chips.push(h("span", { class: "chip turn" }, v.phase === "show" ? "to announce" : "to play"));
-      if (v.phase === "discard" && v.discarded[s]) chips.push(h("span", { class: "chip done" }, "crib ✓"));
-      if (v.go?.[s]) chips.push(h("span", { class: "chip go" }, "go"));
+      if (v.dealer === s) chips.push(h("span", { class: "chip dealer" }, t("chip.dealer")));
+      if (v.turn === s && v.phase !== "game_over") chips.push(h("span", { class: "chip turn" }, v.phase === "show" ? t("chip.to_announce") : t("chip.to_play")));
+      if (v.phase === "discard" && v.discarded[s]) chips.push(h("span", { class: "chip done" }, t("chip.crib_done")));
+      if (v.go?.[s]) chips.push(h("span", { class: "chip go" }, t("chip.go")));
       const due = v.turn_clock?.[String(s)];
       if (due) {
-        const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
+        const left = Math.max(0, Math.ceil((due - Date.now() - (state.client?.serverClockOffsetMs || 0)) / 1000));
         chips.push(h("span", {
-          class: ["chip clock", left <= 10 && "urgent"], "data-clock-seat": s,
-          title: "Time left for this move; then the computer plays it",
-        }, `⏱ ${left} s`));
+          class: ["chip clock", left <= 10 && "urgent"], "data-clock-seat": s, title: t("chip.clock_title"),
+        }, `⏱ ${t("chip.clock", { n: left })}`));
       }
-      const partners = v.options.partnerships ? ` · team ${v.sides[s] === 0 ? "A" : "B"}` : "";
-      return h("li", { class: ["player", v.turn === s && "has-turn", s === state.seat && "me"], "data-seat": s },
-        h("span", { class: "player-name" }, names.seat(s) === "You" ? `${seat.name || "You"} (you)` : names.seat(s)),
+      const team = v.options.partnerships ? ` · ${t("team.name", { team: v.sides[s] === 0 ? "A" : "B" })}` : "";
+      return h("li", { class: ["player", `side-${v.sides[s]}`, v.turn === s && "has-turn", s === state.seat && "me"], "data-seat": s },
+        h("span", { class: "player-name" },
+          h("span", { class: "swatch", "aria-hidden": "true" }),
+          s === state.seat ? t("players.you", { name: seat.name || t("name.you") }) : names.seat(s)),
         h("span", { class: "player-meta" },
           presenceDot(seat),
-          h("span", { class: "held" }, `${plural(v.hand_sizes[s], "card")}${partners}`)),
+          h("span", { class: "held" }, `${t("players.cards", { n: v.hand_sizes[s] })}${team}`)),
         h("span", { class: "chips" }, chips));
     }));
   }
@@ -531,75 +563,104 @@ export function roomPage(root, roomId) {
     const sides = [...new Set(v.sides)];
     return h("p", { class: "score-strip", "aria-hidden": "true" },
       sides.map((side) => h("span", {}, `${names.side(side)} `, h("strong", {}, String(v.scores[side])))),
-      h("span", { class: "muted" }, `to ${v.target}`));
+      h("span", { class: "muted" }, t("options.to", { n: v.target })));
   }
 
   function statusLine(v, names) {
     let text;
     const me = state.seat;
-    const need = v.players === 2 ? 2 : 1;
-    if (v.phase === "discard") {
-      const crib = `${names.possessive(v.dealer).replace("Your", "your")} crib`;
-      text = me !== null && !v.discarded[me]
-        ? `Choose ${plural(need, "card")} for ${crib}.`
-        : `Waiting for ${waitingNames(v, names)} to discard.`;
+    const acts = legal();
+    if (reviewing()) text = t("status.review");
+    else if (v.phase === "discard") {
+      const discards = acts.filter((a) => a.type === "discard");
+      text = discards.length
+        ? t("status.choose", { n: discards[0].cards.length, whose: names.whose(v.dealer, "crib") })
+        : t("status.waiting_discard", { who: waitingNames(v, names) });
     } else if (v.phase === "play") {
-      text = v.turn === me ? `Your turn — the count is ${v.count}.` : `${names.seat(v.turn)} to play — the count is ${v.count}.`;
+      text = v.turn === me ? t("status.your_turn", { count: v.count }) : t("status.to_play", { who: names.seat(v.turn), count: v.count });
     } else if (v.phase === "show") {
       const p = v.show.pending;
-      if (!p) text = "The show.";
-      else if (p.announced === null) text = p.seat === me ? `Announce your count for your ${p.kind}.` : `${names.seat(p.seat)} is counting the ${p.kind}.`;
-      else text = p.awaiting.includes(me) ? `${names.seat(p.seat)} announces ${p.announced}. Accept, or call?` : `Waiting for answers to ${p.announced}.`;
+      if (!p) text = t("status.show");
+      else if (p.announced === null) {
+        text = p.seat === me ? t(`status.announce_${p.kind}`) : t(`status.counting_${p.kind}`, { who: names.seat(p.seat), form: names.form(p.seat) });
+      } else if (acts.some((a) => a.type === "answer")) {
+        text = t(`status.answer_${p.kind}`, { who: names.seat(p.seat), form: names.form(p.seat), n: p.announced });
+      } else text = t("status.waiting_answers", { n: p.announced });
     } else if (v.phase === "game_over") {
-      text = gameOverLines(v.result, names)[v.result.lowball ? 1 : 0] || "Game over.";
+      text = gameOverLines(v.result, names)[v.result.lowball ? 1 : 0] || t("status.game_over");
     }
     return h("p", { class: "status", role: "status", "aria-live": "polite", id: "status" }, text);
   }
 
   function waitingNames(v, names) {
     const left = v.discarded.map((d, s) => (d ? -1 : s)).filter((s) => s >= 0);
-    return left.map((s) => names.seat(s)).join(", ").replace("You", "you");
+    return formatList(left.map((s) => names.object(s)));
+  }
+
+  /** The cut for deal, for everyone, all through the first deal. */
+  function cutForDeal(v, names) {
+    const cut = state.story.cut();
+    if (!cut || v.deal_number !== 1 || v.phase === "game_over") return null;
+    if (cut.reason !== "cut") {
+      return h("p", { class: "cut-for-deal muted" }, logLine(cut, names));
+    }
+    return h("figure", { class: "cut-for-deal", "aria-labelledby": "cut-h" },
+      h("figcaption", { id: "cut-h" }, t("cut.title")),
+      h("ol", { class: "cut-rounds" }, cut.cuts.map((round) => h("li", {},
+        round.map((c) => h("span", { class: "cut-card" },
+          cardEl(c.card, { small: true, note: names.seat(c.seat) }), h("span", { class: "cut-who" }, names.seat(c.seat))))))),
+      h("p", { class: "cut-result" }, t("cut.deals", { who: names.seat(cut.dealer), form: names.form(cut.dealer) })));
   }
 
   function playArea(v, names) {
     const pile = v.pile || [];
-    const earlier = (v.played || []).slice(0, Math.max(0, (v.played || []).length - pile.length));
+    const counts = countsOfDeal(state.story.currentDeal());
+    const earlier = counts.filter((c) => c.closed);
     return h("div", { class: "play-area" },
       h("div", { class: "starter-crib" },
         h("figure", { class: "starter" },
-          v.starter ? cardEl(v.starter, { extraLabel: "the starter" }) : h("span", { class: "card placeholder", "aria-hidden": "true" }),
-          h("figcaption", {}, v.starter ? "Starter" : "Starter: not cut yet")),
+          v.starter ? cardEl(v.starter, { note: t("table.starter_note") }) : h("span", { class: "card placeholder", "aria-hidden": "true" }),
+          h("figcaption", {}, v.starter ? t("table.starter") : t("table.no_starter"))),
         h("figure", { class: "crib" },
           h("span", { class: "crib-cards" }, Array.from({ length: Math.max(v.crib_size, 1) }, (_, i) =>
             i < v.crib_size ? cardBack() : h("span", { class: "card small placeholder", "aria-hidden": "true" }))),
-          h("figcaption", {}, `${names.possessive(v.dealer)} crib · ${v.crib_size}/4`))),
+          h("figcaption", {}, t("table.crib_of", { whose: capitalize(names.whose(v.dealer, "crib")), n: v.crib_size })))),
       v.phase === "play" || pile.length ? h("div", { class: "count-box" },
-        h("div", { class: "count", "aria-label": `Count ${v.count}` },
-          h("span", { class: "count-label" }, "Count"), h("strong", { id: "count" }, String(v.count))),
-        h("ol", { class: "pile", "aria-label": "Cards of the current count" }, pile.map((p) =>
-          h("li", {}, cardEl(p.card, { small: true }), h("span", { class: "pile-who" }, names.seat(p.seat)))))) : null,
-      earlier.length ? h("p", { class: "earlier muted" }, "Earlier this deal: ",
-        earlier.map((p) => `${names.seat(p.seat)} ${cardShort(p.card)}`).join(", ")) : null,
-      recentPegs());
+        h("div", { class: "count" },
+          h("span", { class: "count-label", id: "count-label" }, t("table.count")),
+          h("strong", { id: "count", "aria-labelledby": "count-label count" }, String(v.count))),
+        h("ol", { class: "pile", "aria-label": t("table.pile") }, pile.map((p) =>
+          h("li", {}, cardEl(p.card, { small: true, note: names.seat(p.seat) }), h("span", { class: "pile-who" }, names.seat(p.seat)))))) : null,
+      earlier.length && v.phase === "play" ? h("div", { class: "earlier" },
+        h("span", { class: "earlier-label" }, t("table.earlier")),
+        h("ol", { class: "earlier-counts" }, earlier.map((c) => h("li", {},
+          c.cards.map((p) => cardEl(p.card, { small: true, note: names.seat(p.seat) })),
+          h("span", { class: "earlier-count" }, t("table.count_reached", { n: c.count })))))) : null,
+      recentLines(names));
   }
 
-  /** The last few play-by-play lines of the current deal, right on the table. */
-  function recentPegs() {
-    const recent = state.log.slice(-4).filter((l) => ["peg", "go", "play", "count_reset", "starter"].includes(l.kind));
-    if (!recent.length) return null;
-    return h("ul", { class: "recent", "aria-hidden": "true" }, recent.map((l) => h("li", { class: `log-${l.kind}` }, l.text)));
+  /** The last few lines of the play, right on the table. */
+  function recentLines(names) {
+    const kinds = new Set(["peg", "go", "play", "count_reset", "starter"]);
+    const recent = state.story.currentDeal().filter((e) => kinds.has(e.event.type)).slice(-4);
+    if (!recent.length || state.view.phase === "discard") return null;
+    return h("ul", { class: "recent", "aria-hidden": "true" }, recent.map((e) =>
+      h("li", { class: `log-${e.event.type}` }, logLine(e.event, names))));
   }
 
   // ----------------------------------------------------- my hand and my actions --------
   function myArea(v, names) {
     const me = state.seat;
-    if (me === null) return h("p", { class: "muted watching" }, "You are watching.", sitWhileWatching());
-    const need = v.players === 2 ? 2 : 1;
-    const hintCards = hintedCards(v);
+    if (me === null) return h("div", { class: "my-area" }, h("p", { class: "muted watching" }, t("table.watching"), sitWhileWatching()));
+    const acts = legal();
+    const hintCards = hintedCards();
     let cards;
     const actions = [];
-    if (v.phase === "discard" && !v.discarded[me]) {
-      // Pick cards for the crib: cards toggle, "Send to crib" when the number is right.
+    const discards = acts.filter((a) => a.type === "discard");
+    const plays = new Set(acts.filter((a) => a.type === "play").map((a) => a.card));
+    if (discards.length) {
+      // Pick cards for the crib: cards toggle; "lay away" once they are a legal discard.
+      const need = discards[0].cards.length;
       cards = sortCards(v.hand).map((c) => cardEl(c, {
         selected: state.selected.has(c), hint: hintCards.has(c),
         onclick: () => {
@@ -611,77 +672,71 @@ export function roomPage(root, roomId) {
           render();
         },
       }));
-      const ready = state.selected.size === need && [...state.selected].every((c) => v.hand.includes(c));
+      const chosen = discards.find((a) => sameCards(a.cards, [...state.selected]));
       actions.push(h("button", {
-        type: "button", class: "primary", id: "send-crib", "data-key": "send-crib", disabled: !ready,
+        type: "button", class: "primary", id: "send-crib", "data-key": "send-crib", disabled: !chosen,
         onclick: () => {
-          act({ type: "discard", cards: [...state.selected] });
+          if (!chosen) return;
+          act(chosen);
           state.selected.clear();
           // Keep keyboard users in the hand (the button goes away), not back at the page top.
           render();
           root.querySelector('[data-focus-region="hand"]')?.focus();
         },
-      }, ready ? `Lay ${cardsShort([...state.selected])} away` : `Pick ${plural(need, "card")} for the crib`));
+      }, chosen ? t("hand.lay_away", { cards: cardsShort(chosen.cards) }) : t("hand.pick", { n: need })));
     } else if (v.phase === "play" && v.turn === me) {
-      // My turn: every card is a button, and only those that keep the count at 31 or
-      // under are enabled (the engine never gives the turn to a seat with none).
-      cards = sortCards(v.hand).map((c) => {
-        const legal = v.count + cardValue(c) <= 31;
-        return cardEl(c, {
-          disabled: !legal, hint: hintCards.has(c), extraLabel: legal ? "playable" : "",
-          onclick: () => act({ type: "play", card: c }),
-        });
-      });
+      // My turn: every card is a button; the server's legal plays are enabled.
+      cards = sortCards(v.hand).map((c) => cardEl(c, {
+        disabled: !plays.has(c), hint: hintCards.has(c), note: plays.has(c) ? t("hand.playable") : "",
+        onclick: () => act({ type: "play", card: c }),
+      }));
     } else {
       // Not my move: the cards still held (in the show and after the game, the four kept).
       const shown = ["discard", "play"].includes(v.phase) || !v.kept.length ? v.hand : v.kept;
       cards = sortCards(shown).map((c) => cardEl(c));
     }
-    if (v.phase === "game_over") {
+    const rematch = acts.find((a) => a.type === "rematch");
+    if (rematch) {
       actions.push(h("button", { type: "button", class: "primary", id: "rematch", "data-key": "rematch",
-        onclick: () => act({ type: "rematch" }) }, "Play again"));
+        onclick: () => act(rematch) }, t("hand.rematch")));
     }
-    if (hintsAllowed() && myMove(v)) {
-      actions.push(h("button", { type: "button", id: "hint", "data-key": "hint",
-        onclick: () => state.conn?.send({ type: "hint" }) }, "Hint"));
+    if (v.phase === "game_over") actions.push(...replayButtons());
+    if (hintsAllowed() && myMove()) {
+      actions.push(h("button", { type: "button", id: "hint", "data-key": "hint", onclick: askHint }, t("hint.button")));
     }
-    const crib = v.my_discards?.length ? h("p", { class: "muted my-crib" },
-      `In the crib from you: ${cardsShort(v.my_discards)}`) : null;
+    const crib = v.my_discards?.length ? h("p", { class: "muted my-crib" }, t("hand.in_crib", { cards: cardsShort(v.my_discards) })) : null;
     return h("div", { class: "my-area" },
-      h("h2", { class: "sr-only" }, "Your hand"),
+      h("h2", { class: "sr-only", id: "hand-h" }, t("hand.title")),
       h("div", { class: ["hand", v.phase === "play" && v.turn === me && "my-turn"], "data-focus-region": "hand",
-        "data-key": "hand", tabindex: "-1", role: "group", "aria-label": "Your hand" }, cards),
+        "data-key": "hand", tabindex: "-1", role: "group", "aria-labelledby": "hand-h" }, cards),
       crib,
       mugginsControls(v, names),
       actions.length ? h("div", { class: "actions" }, actions) : null,
-      hintText(v));
+      hintText());
   }
 
   function sitWhileWatching() {
     const open = state.seats.filter((s) => !s.taken && s.kind !== "computer");
     if (!open.length) return null;
     return h("span", {}, " ", ...open.map((s) => h("button", { type: "button", onclick: () => sit(s.seat), "data-key": `sit-${s.seat}` },
-      `Sit at seat ${s.seat + 1}`)));
+      t("table.sit_at", { n: s.seat + 1 }))));
   }
 
   function hintsAllowed() {
     return state.roomInfo?.hints === true;
   }
 
-  /** Whether this seat has something to do now (for the hint button). */
-  function myMove(v) {
-    const me = state.seat;
-    if (me === null) return false;
-    if (v.phase === "discard") return !v.discarded[me];
-    if (v.phase === "play") return v.turn === me;
-    if (v.phase === "show") {
-      const p = v.show.pending;
-      return Boolean(p && ((p.seat === me && p.announced === null) || (p.announced !== null && p.awaiting.includes(me))));
+  async function askHint() {
+    try {
+      const answer = await state.client.hint();
+      state.hint = answer.suggestion || null;
+    } catch (err) {
+      state.hint = { kind: "unavailable", text: err.code === "hints_disabled" ? t("hint.disabled") : t("hint.unavailable") };
     }
-    return false;
+    render();
   }
 
-  function hintedCards(v) {
+  function hintedCards() {
     const best = state.hint?.best;
     if (!best) return new Set();
     if (best.type === "discard") return new Set(best.cards);
@@ -694,94 +749,235 @@ export function roomPage(root, roomId) {
     if (!hint) return null;
     let body;
     if (hint.kind === "unavailable") body = hint.text;
-    else if (hint.kind === "discard") {
+    else if (hint.kind === "discard" && hint.best) {
       const top = (hint.choices || []).slice(0, 3);
-      body = h("span", {}, `Lay away ${cardsShort(hint.best.cards)}.`,
+      body = h("span", {}, t(hint.goal === "fewest" ? "hint.discard_fewest" : "hint.discard", { cards: cardsShort(hint.best.cards) }),
         top.length ? h("ol", { class: "hint-choices" }, top.map((c, i) =>
-          h("li", {}, `${cardsShort(c.cards)}: about ${Number(c.expected).toFixed(1)} points `,
+          h("li", {}, t("hint.choice", { cards: cardsShort(c.cards), points: formatNumber(c.expected, 1) }), " ",
             // One click picks the suggested cards; "lay away" still confirms.
             h("button", { type: "button", class: "link-button", "data-key": `hint-pick-${i}`,
-              onclick: () => { state.selected = new Set(c.cards); render(); } }, "pick these")))) : null);
-    } else if (hint.kind === "play") body = `Play ${cardShort(hint.best.card)}.`;
-    else if (hint.kind === "announce") body = `The true count is ${hint.true_count}.`;
-    else if (hint.kind === "answer") body = `The true count is ${hint.true_count}: ${hint.call}.`;
-    else body = "Nothing to suggest.";
-    return h("div", { class: "hint", role: "status" }, h("strong", {}, "Hint: "), body);
+              onclick: () => { state.selected = new Set(c.cards); render(); } }, t("hint.pick"))))) : null);
+    } else if (hint.kind === "play" && hint.best) body = t("hint.play", { card: cardShort(hint.best.card) });
+    else if (hint.kind === "announce") {
+      body = h("span", { class: "hint-muggins" }, t(`hint.announce_${hint.counting === "crib" ? "crib" : "hand"}`),
+        h("ul", { class: "hint-steps" }, t("hint.count_steps").map((step) => h("li", {}, step))));
+    } else if (hint.kind === "answer") {
+      body = h("span", { class: "hint-muggins" }, t("hint.answer", { n: hint.announced }),
+        h("ul", { class: "hint-steps" }, t("hint.count_steps").map((step) => h("li", {}, step))));
+    } else body = t("hint.nothing");
+    return h("div", { class: "hint", role: "status" }, h("strong", {}, t("hint.label")), " ", body);
   }
 
   // ----------------------------------------------------------------- Muggins -----------
   function mugginsControls(v, names) {
     if (v.phase !== "show" || !v.show.pending || state.seat === null) return null;
     const p = v.show.pending;
-    const me = state.seat;
-    const what = `${names.possessive(p.seat).replace("Your", "your")} ${p.kind}`;
-    const cards = h("div", { class: "pending-cards", "aria-label": `${what} with the starter`,
+    const acts = legal();
+    const what = names.whose(p.seat, p.kind);
+    const cards = h("div", { class: "pending-cards", role: "group", "aria-label": t("muggins.cards_label", { what }),
       "data-cards": p.cards.join(" "), "data-starter": v.starter, "data-kind": p.kind },
-      sortCards(p.cards).map((c) => cardEl(c, { small: true })), " + ", v.starter ? cardEl(v.starter, { small: true, extraLabel: "starter" }) : null);
-    if (p.seat === me && p.announced === null) {
+    sortCards(p.cards).map((c) => cardEl(c, { small: true })), h("span", { "aria-hidden": "true" }, " + "),
+    v.starter ? cardEl(v.starter, { small: true, note: t("table.starter_note") }) : null);
+    const announces = acts.filter((a) => a.type === "announce").map((a) => a.points);
+    if (announces.length) {
+      const min = Math.min(...announces);
+      const max = Math.max(...announces);
       const send = (e) => {
         e.preventDefault();
         const n = Number(state.announce);
-        if (!Number.isInteger(n) || n < 0 || n > 29) {
-          state.message = { kind: "error", text: "A count is a whole number from 0 to 29." };
+        if (state.announce === "" || !announces.includes(n)) {
+          state.message = { kind: "error", text: t("muggins.bad_number", { min, max }) };
           render();
           return;
         }
         act({ type: "announce", points: n });
       };
       return h("form", { class: "muggins", onsubmit: send },
-        h("p", {}, `Count ${what}:`), cards,
-        h("label", { for: "announce" }, "Your count"),
-        h("input", { id: "announce", "data-key": "announce", type: "number", min: 0, max: 29, inputmode: "numeric",
+        h("p", {}, t("muggins.count_this", { what })), cards,
+        h("label", { for: "announce" }, t("muggins.your_count")),
+        h("input", { id: "announce", "data-key": "announce", type: "number", min, max, inputmode: "numeric",
           value: state.announce, required: true, oninput: (e) => { state.announce = e.target.value; } }),
-        h("button", { type: "submit", class: "primary", "data-key": "announce-send", id: "announce-send" }, "Announce"));
+        h("button", { type: "submit", class: "primary", "data-key": "announce-send", id: "announce-send" }, t("muggins.announce")));
     }
-    if (p.announced !== null && p.awaiting.includes(me)) {
+    const answers = acts.filter((a) => a.type === "answer");
+    if (p.announced !== null && answers.length) {
       const left = state.answerDeadline ? Math.max(0, Math.ceil((state.answerDeadline - Date.now()) / 1000)) : null;
-      // The ref names the announcement answered: a late click never lands on the next one.
-      const answer = (call) => act(p.ref === undefined || p.ref === null ? { type: "answer", call } : { type: "answer", call, ref: p.ref });
-      return h("div", { class: "muggins", role: "group", "aria-label": "Answer the announcement",
-        "data-announced": p.announced },
-        h("p", {}, `${names.seat(p.seat)} announces ${p.announced} for ${what}.`), cards,
-        h("div", { class: "actions" },
-          h("button", { type: "button", class: "primary", id: "answer-accept", "data-key": "answer-accept", onclick: () => answer("accept") }, "Accept"),
-          h("button", { type: "button", id: "answer-muggins", "data-key": "answer-muggins", onclick: () => answer("muggins") }, "Muggins! (too low)"),
-          h("button", { type: "button", id: "answer-overcount", "data-key": "answer-overcount", onclick: () => answer("overcount") }, "Overcount (too high)")),
-        h("p", { class: "muted countdown" }, left !== null ? `${left} s to answer; silence accepts.`
+      const button = (call, cls) => {
+        const action = answers.find((a) => a.call === call);
+        return action ? h("button", { type: "button", class: cls, id: `answer-${call}`, "data-key": `answer-${call}`,
+          onclick: () => act(action) }, t(`muggins.call_${call}`)) : null;
+      };
+      return h("div", { class: "muggins", role: "group", "aria-labelledby": "answer-h", "data-announced": p.announced },
+        h("p", { id: "answer-h" }, t(`muggins.announced_${p.kind}`, { who: names.seat(p.seat), form: names.form(p.seat), n: p.announced })), cards,
+        h("div", { class: "actions" }, button("accept", "primary"), button("muggins", ""), button("overcount", "")),
+        h("p", { class: "muted countdown" }, left !== null ? t("muggins.left", { n: left })
           // After a reload the announcement's time is unknown (the snapshot has no deadline).
-          : `Answer within ${state.roomInfo.answer_window} s of the announcement; silence accepts.`));
+          : t("muggins.window", { n: state.roomInfo.answer_window })));
     }
     return h("div", { class: "muggins" }, h("p", { class: "muted" },
-      p.announced === null ? `Waiting for ${names.seat(p.seat)} to announce ${what}.` : `${names.seat(p.seat)} announced ${p.announced}; waiting for answers.`), cards);
+      p.announced === null ? t(`muggins.waiting_${p.kind}`, { who: names.object(p.seat), whose: what })
+        : t("muggins.waiting_answers", { who: names.seat(p.seat), form: names.form(p.seat), n: p.announced })), cards);
   }
 
   // ------------------------------------------------------------------- the show --------
+  /** The show to draw: this deal's (while it is counted) or the last deal's, with its deal
+   * number (view.last_show is always the deal before view.deal_number). */
+  function showSource(v) {
+    if (v.phase === "show" || v.show?.counted?.length) return { entries: v.show?.counted || [], deal: v.deal_number, current: true };
+    if (v.last_show?.length) return { entries: v.last_show, deal: v.deal_number - 1, current: false };
+    return null;
+  }
+
+  function ackKey() {
+    return `${state.view?.game_number}/${state.view?.deal_number - 1}`;
+  }
+
+  /** The last show stays on the felt until this player has seen it ("Next deal"): a new
+   * deal's cards wait behind it. Only for a seat that has not laid away yet. */
+  function reviewing() {
+    const v = state.view;
+    if (!v || state.seat === null || v.phase !== "discard" || !v.last_show?.length) return false;
+    if (v.discarded[state.seat]) return false;
+    return loadRoom(roomId).showSeen !== ackKey();
+  }
+
+  function showReview(v, names) {
+    const deal = v.deal_number - 1;
+    return h("section", { class: "show-review", "aria-labelledby": "review-h", "data-deal": deal },
+      h("h2", { id: "review-h" }, t("show.title_deal", { n: deal })),
+      h("ol", { class: "show-list" }, v.last_show.map((e) => showEntry(e, v, names))),
+      h("div", { class: "actions" },
+        h("button", {
+          type: "button", class: "primary", id: "next-deal", "data-key": "next-deal",
+          onclick: () => {
+            updateRoom(roomId, { showSeen: ackKey() });
+            render();
+            root.querySelector('[data-focus-region="hand"]')?.focus();
+          },
+        }, t("show.next_deal", { n: v.deal_number }))));
+  }
+
   function showPanel(v, names) {
-    const current = v.show?.counted || [];
-    const entries = current.length ? current : v.last_show || [];
-    const title = current.length || v.phase === "show" ? `The show — deal ${v.deal_number}` : `The show — deal ${v.deal_number - 1}`;
-    const content = entries.length ? h("ol", { class: "show-list" }, entries.map((e) => showEntry(e, v, names)))
-      : h("p", { class: "muted" }, "Hands and the crib are counted here after the play.");
-    return [h("h2", { id: "show-h" }, entries.length ? title : "The show"), content];
+    const source = showSource(v);
+    if (!source) {
+      return [h("h2", { id: "show-h" }, t("show.title")), h("p", { class: "muted" }, t("show.empty"))];
+    }
+    const content = source.entries.length
+      ? h("ol", { class: "show-list" }, source.entries.map((e) => showEntry(e, v, names)))
+      : h("p", { class: "muted" }, t("show.counting"));
+    return [h("h2", { id: "show-h", "data-deal": source.deal }, t("show.title_deal", { n: source.deal })), content];
   }
 
   function showEntry(e, v, names) {
-    const label = `${names.possessive(e.seat)} ${e.kind}`;
-    const muggins = e.announced !== undefined && e.announced !== null
-      ? h("p", { class: "muted" }, `Announced ${e.announced}${e.call && e.call !== "accept" && e.call !== "timeout" ? ` — ${e.call} called${e.correct ? " rightly" : " wrongly"}` : ""}; pegged ${e.pegged}.`)
-      : null;
-    const backup = v.options.backup10 && e.total === 0 ? h("p", { class: "backup-note" }, "Scored nothing: Back-up 10 moves its owner back (see the line under the board).") : null;
+    const label = capitalize(names.whose(e.seat, e.kind));
+    let muggins = null;
+    if (e.announced !== undefined && e.announced !== null) {
+      const called = e.call && e.call !== "accept" && e.call !== "timeout";
+      muggins = h("p", { class: "muted show-muggins" }, called
+        ? t(e.correct ? "show.announced_called_right" : "show.announced_called_wrong", { n: e.announced, call: t(`call.${e.call}`), pegged: e.pegged })
+        : t("show.announced", { n: e.announced, pegged: e.pegged }));
+    }
+    const backup = v.options.backup10 && e.total === 0 ? h("p", { class: "backup-note" }, t("show.backup_note")) : null;
     return h("li", { class: ["show-entry", e.total === 0 && "zero"] },
-      h("div", { class: "show-head" },
-        h("span", { class: "show-who" }, label),
-        h("span", { class: "show-total", "aria-label": `${e.total} points` }, String(e.total))),
       h("div", { class: "show-cards" }, sortCards(e.cards).map((c) => cardEl(c, { small: true })),
-        h("span", { class: "plus", "aria-hidden": "true" }, "+"), cardEl(e.starter, { small: true, extraLabel: "starter" })),
-      h("p", { class: "say" }, e.total ? `${capitalize(sayShow(e.items))}.` : "Nineteen: not a point."),
-      muggins, backup);
+        h("span", { class: "plus", "aria-hidden": "true" }, "+"), cardEl(e.starter, { small: true, note: t("table.starter_note") })),
+      h("div", { class: "show-words" },
+        h("div", { class: "show-head" },
+          h("span", { class: "show-who" }, label),
+          h("span", { class: "show-total" }, h("span", { class: "sr-only" }, t("show.total_sr")), String(e.total))),
+        h("p", { class: "say" }, e.total ? `${capitalize(sayShow(e.items))}.` : t("say.nineteen_line")),
+        muggins, backup));
+  }
+
+  // ------------------------------------------------------------ the play-by-play -------
+  function storyLines(names, events) {
+    const out = [];
+    for (const { version, event } of events) {
+      const text = logLine(event, names);
+      if (text) out.push({ version, text, kind: event.type });
+    }
+    return out;
+  }
+
+  function logPanel(names) {
+    const story = state.story;
+    const lines = storyLines(names, story.events());
+    // The page's own lines (presence) go after the version they happened at.
+    for (const l of story.local) lines.push({ version: l.after + 0.5, text: l.text, kind: l.kind });
+    lines.sort((a, b) => a.version - b.version);
+    const shown = lines.slice(-LOG_LINES);
+    return h("section", { class: "panel log-panel", "aria-labelledby": "log-h" },
+      h("h2", { id: "log-h" }, t("log.title")),
+      story.loading ? h("p", { class: "muted story-loading" }, t("log.loading")) : null,
+      story.failed ? h("p", { class: "muted" }, t("log.failed")) : null,
+      h("div", { class: "log", role: "log", tabindex: "0", "aria-labelledby": "log-h", "data-key": "log" },
+        h("ol", {}, shown.map((l) => h("li", { class: `log-${l.kind}` }, l.text)))),
+      h("div", { class: "actions" },
+        h("button", {
+          type: "button", id: "whole-game", "data-key": "whole-game", "aria-expanded": String(state.wholeGame),
+          "aria-controls": "whole-game-view", onclick: () => { state.wholeGame = !state.wholeGame; render(); },
+        }, state.wholeGame ? t("story.hide") : t("story.show"))),
+      state.wholeGame ? wholeGame(names) : null);
+  }
+
+  /** The whole game, deal by deal: who dealt, every line, and each show laid out. */
+  function wholeGame(names) {
+    const v = state.view;
+    const deals = state.story.byDeal();
+    return h("div", { class: "whole-game", id: "whole-game-view" },
+      h("h3", {}, t("story.title", { n: v.game_number })),
+      deals.map((d) => {
+        const shows = d.events.filter((e) => e.event.type === "show_hand").map((e) => {
+          const counted = { ...e.event, pegged: e.event.total };
+          return showEntry(counted, v, names);
+        });
+        const lines = storyLines(names, d.events.filter((e) => e.event.type !== "show_hand"));
+        return h("section", { class: "story-deal", "data-deal": d.deal },
+          h("h4", {}, d.deal === 0 ? t("story.start") : t("story.deal", { n: d.deal, who: names.seat(d.dealer), form: names.form(d.dealer) })),
+          h("ol", { class: "story-lines" }, lines.map((l) => h("li", { class: `log-${l.kind}` }, l.text))),
+          shows.length ? h("ol", { class: "show-list" }, shows) : null);
+      }));
+  }
+
+  // ------------------------------------------------------------------ replay ----------
+  function replayButtons() {
+    return [
+      h("button", { type: "button", id: "download-replay", "data-key": "download-replay", disabled: state.replayBusy,
+        onclick: async () => {
+          state.replayBusy = true;
+          render();
+          try {
+            downloadReplay(await fetchReplay(state.client, state.seats, state.view));
+          } catch (err) {
+            state.message = { kind: "error", text: codeText(err.code) };
+          }
+          state.replayBusy = false;
+          render();
+        } }, t("replay.download")),
+      h("button", { type: "button", id: "watch-replay", "data-key": "watch-replay", disabled: state.replayBusy,
+        onclick: async () => {
+          state.replayBusy = true;
+          try {
+            state.replay = { data: await fetchReplay(state.client, state.seats, state.view), step: 0 };
+          } catch (err) {
+            state.message = { kind: "error", text: codeText(err.code) };
+          }
+          state.replayBusy = false;
+          render();
+        } }, t("replay.watch")),
+    ];
+  }
+
+  function replayPage() {
+    return h("div", {}, header(),
+      h("main", { class: "replay-page", id: "replay" },
+        h("p", {}, h("button", { type: "button", id: "back-to-table", "data-key": "back-to-table",
+          onclick: () => { state.replay = null; render(); } }, t("replay.back"))),
+        replayPanel(state.replay, render)));
   }
 
   // ------------------------------------------------------------------- start ---------
+  onLanguageChange(() => render());
   const record = loadRoom(roomId);
   if (record.seat !== null && record.seat !== undefined && record.seatToken) {
     connect(record.seat, record.seatToken); // reload / come back: resume the seat
@@ -791,6 +987,10 @@ export function roomPage(root, roomId) {
   } else {
     showLobby();
   }
+}
+
+function sameCards(a, b) {
+  return a.length === b.length && a.every((c) => b.includes(c));
 }
 
 /**
@@ -810,16 +1010,13 @@ function roomSettings(msg) {
 
 /** "Hints allowed · 15 s to answer a count · the computer plays for anyone away over 60 s". */
 function describeSettings(info, options = {}) {
-  const parts = [info.hints ? "Hints allowed" : "No hints"];
-  if (options.muggins) parts.push(`${info.answer_window} s to answer a count`);
-  if (info.takeover_grace) parts.push(`the computer plays for anyone away over ${seconds(info.takeover_grace)}`);
+  const parts = [info.hints ? t("settings.hints") : t("settings.no_hints")];
+  if (options.muggins && !options.lowball) parts.push(t("settings.answer_window", { n: info.answer_window }));
+  if (info.takeover_grace) parts.push(t("settings.takeover", { time: seconds(info.takeover_grace) }));
   return parts.join(" · ");
 }
 
 function seconds(n) {
-  if (n >= 120 && n % 60 === 0) return `${n / 60} minutes`;
-  return n === 60 ? "a minute" : `${n} s`;
+  if (n >= 120 && n % 60 === 0) return t("time.minutes", { n: n / 60 });
+  return n === 60 ? t("time.a_minute") : t("time.seconds", { n });
 }
-
-const capitalize = (s) => s.charAt(0).toUpperCase() + s.slice(1);
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -1,6 +1,8 @@
 // What the browser remembers (localStorage), so a reload or a dropped connection comes back
 // to the same seat: per room the player token, the seat and its seat token, the creator
-// token, and the lines under the board. The display name is remembered for all rooms.
+// token, and which deal's show this player has seen. The display name is remembered for
+// all rooms (and, in i18n.js and sound.js, the language and the sound switch). The story of
+// the game is not kept here: the server gives it back (`history`).
 
 const PREFIX = "cribbage.";
 
@@ -24,7 +26,7 @@ function write(key, value) {
 export const loadName = () => read("name", "");
 export const saveName = (name) => write("name", name);
 
-/** The room record: {playerToken, seat, seatToken, creatorToken, lines: [...]} */
+/** The room record: {playerToken, seat, seatToken, creatorToken, autoSit, showSeen} */
 export function loadRoom(roomId) {
   return read(`room.${roomId}`, {});
 }

@@ -1,0 +1,103 @@
+// The story of the current game: every version's events as this seat saw them, kept by
+// version so the same version coming from an update, a snapshot's `missed` or a `history`
+// page is stored once. After a reload or a late join the page fills the gaps from the
+// server's `history` (docs/protocol.md), so the play-by-play, the cut for deal, the lines
+// under the board and the whole game can always be drawn from it.
+
+export class Story {
+  constructor() {
+    /** @type {Map<number, object[]>} version -> events */
+    this.versions = new Map();
+    /** The version that started the current game (snapshot `history_from`). */
+    this.first = null;
+    /** Lines of this page's own (presence, "you are at seat 2"), after a version. */
+    this.local = [];
+    this.loading = false;
+    this.failed = false;
+  }
+
+  /** The game started at `first`. A rematch forgets the previous game; what came before
+   * the first game (seats taken while this page watched) stays. */
+  startAt(first) {
+    if (first === null || first === undefined || first === this.first) return;
+    const rematch = this.first !== null && first > this.first;
+    this.first = first;
+    if (!rematch) return;
+    for (const v of [...this.versions.keys()]) if (v < first) this.versions.delete(v);
+    this.local = this.local.filter((l) => l.after >= first - 1);
+  }
+
+  /** Keep one version's events (the first copy wins: they never change). */
+  add(version, events) {
+    if (this.first !== null && version < this.first && this.versions.size && Math.min(...this.versions.keys()) >= this.first) return;
+    if (!this.versions.has(version)) this.versions.set(version, events || []);
+    // A rematch: the new game starts at the version whose events start it.
+    if ((events || []).some((e) => e.type === "game_start") && (this.first === null || version > this.first)) {
+      this.startAt(version);
+    }
+  }
+
+  /** A line of the page's own, placed after `version`. */
+  addLocal(version, text, kind) {
+    this.local.push({ after: version, text, kind });
+    if (this.local.length > 200) this.local.splice(0, this.local.length - 200);
+  }
+
+  /** Whether every version from the game's start to `upto` is here. */
+  completeTo(upto) {
+    if (this.first === null) return true;
+    for (let v = this.first; v <= upto; v += 1) if (!this.versions.has(v)) return false;
+    return true;
+  }
+
+  /** Every event of the game, oldest first: [{version, event}]. */
+  events() {
+    const out = [];
+    for (const v of [...this.versions.keys()].sort((a, b) => a - b)) {
+      for (const event of this.versions.get(v)) out.push({ version: v, event });
+    }
+    return out;
+  }
+
+  /** The events of the current deal (from its `deal` event on). */
+  currentDeal() {
+    const all = this.events();
+    let start = 0;
+    all.forEach((e, i) => { if (e.event.type === "deal") start = i; });
+    return all.slice(start);
+  }
+
+  /** The game grouped by deal: [{deal, dealer, events: [{version, event}]}]; what came
+   * before the first deal (the start, the cut) is deal 0. */
+  byDeal() {
+    const deals = [{ deal: 0, dealer: null, events: [] }];
+    for (const e of this.events()) {
+      if (e.event.type === "deal") deals.push({ deal: e.event.deal_number, dealer: e.event.dealer, events: [] });
+      deals[deals.length - 1].events.push(e);
+    }
+    return deals;
+  }
+
+  /** The cut for deal of this game (the event), or null. */
+  cut() {
+    return this.events().find((e) => e.event.type === "cut_for_deal")?.event || null;
+  }
+}
+
+/** The counts of the play so far this deal, from its events: [{cards: [{seat, card}],
+ * count, closed}] — `closed` once the count went back to 0. */
+export function countsOfDeal(dealEvents) {
+  const counts = [];
+  let current = null;
+  for (const { event } of dealEvents) {
+    if (event.type === "play") {
+      if (!current) counts.push((current = { cards: [], count: 0, closed: false }));
+      current.cards.push({ seat: event.seat, card: event.card });
+      current.count = event.count;
+    } else if (event.type === "count_reset" && current) {
+      current.closed = true;
+      current = null;
+    }
+  }
+  return counts;
+}
