@@ -9,6 +9,8 @@ installs it); Playwright never downloads a browser here. The tests are marked
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -31,7 +33,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-LOCAL_PREFIXES = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:")
+LOCAL_PREFIXES = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:http://127.0.0.1:")
+HERE = Path(__file__).resolve().parent
 DESKTOP = {"viewport": {"width": 1280, "height": 860}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
@@ -110,8 +113,10 @@ def new_page(browser: Any) -> Iterator[Any]:
     contexts: list[Any] = []
     problems: list[str] = []
 
-    def make(phone: bool = False) -> Any:
-        context = browser.new_context(**(PHONE if phone else DESKTOP))
+    def make(phone: bool = False, **extra: Any) -> Any:
+        """``extra``: more context options, e.g. ``locale="da-DK"``, ``color_scheme="dark"``,
+        ``accept_downloads=True``."""
+        context = browser.new_context(**(PHONE if phone else DESKTOP), **extra)
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(10_000)
@@ -136,3 +141,18 @@ def screenshot_dir(tmp_path: Path) -> Path:
     path = Path(target) if target else tmp_path
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script (npm package ``axe-core``, pinned in ``tests/browser/package.json``),
+    installed into ``tests/browser/node_modules`` with ``npm ci`` when missing. The tests
+    add it to the page themselves: the page never loads anything from outside."""
+    script = HERE / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.exists():
+        npm = shutil.which("npm")
+        assert npm, "the accessibility tests need npm (for axe-core)"
+        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=HERE,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"npm ci failed:\n{done.stdout}\n{done.stderr}"
+    return script.read_text(encoding="utf-8")

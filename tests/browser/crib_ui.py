@@ -185,3 +185,23 @@ def play_until_game_over(pages: list[Any], *, timeout: float = 90.0,
 def rejects(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rejected actions and errors among received frames."""
     return [f for f in frames if f.get("type") in ("reject", "error")]
+
+
+def play_until(page: Any, done: Callable[[], bool], *, timeout: float = 60.0,
+               choose_discard: Callable[[list[str]], list[str]] = first_two,
+               muggins: bool = False) -> None:
+    """One person (against computers) acts until ``done()``; the game must not end first
+    unless ``done`` says so."""
+    end = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < end, "did not get there in time"
+        if not act_once(page, choose_discard, muggins=muggins):
+            if table(page)["status"] == "game_over":
+                assert done(), "the game ended first"
+            time.sleep(0.05)
+
+
+def log_lines(page: Any, *, story_only: bool = True) -> list[str]:
+    """The play-by-play's lines; ``story_only`` leaves out the page's own (presence)."""
+    selector = ".log li:not(.log-presence)" if story_only else ".log li"
+    return page.eval_on_selector_all(selector, "els => els.map(e => e.innerText)")

@@ -12,7 +12,7 @@ const SVG = "http://www.w3.org/2000/svg";
 const PER_STREET = 30;
 const PITCH = 10; // between holes of a block
 const BLOCK_GAP = 5; // extra space between blocks of five
-const LEFT = 34; // room for the start holes and the game hole
+const LEFT = 30; // room for the start holes and the game hole
 const RIGHT = 14;
 const LANE = 10;
 const STREET_PAD = 6;
@@ -35,13 +35,13 @@ function geometry(target, lanes) {
   const columnX = (i) => LEFT + i * PITCH + Math.floor(i / 5) * BLOCK_GAP + PITCH / 2;
   /** The centre of hole `n` (1..target-1) of a lane; 0 and target are the start and game holes. */
   const hole = (n, lane) => {
-    if (n <= 0) return { x: 9, y: laneY(0, lane) };
-    if (n >= target) return { x: 16, y: streetTop(streets - 1) + streetH / 2 };
+    if (n <= 0) return { x: 8, y: laneY(0, lane) };
+    if (n >= target) return { x: 14, y: streetTop(streets - 1) + streetH / 2 };
     const k = Math.floor((n - 1) / PER_STREET);
     const i = (n - 1) % PER_STREET;
     return { x: columnX(k % 2 === 0 ? i : PER_STREET - 1 - i), y: laneY(k, lane) };
   };
-  const backStart = (lane) => ({ x: 21, y: laneY(0, lane) });
+  const backStart = (lane) => ({ x: 18, y: laneY(0, lane) });
   return { streets, streetH, width, height, streetTop, laneY, columnX, hole, backStart };
 }
 
@@ -92,7 +92,7 @@ export function board(view, names, { lowball = false } = {}) {
     const group = el("g", { class: `lane side-${side}`, "data-side": side });
     for (let n = 1; n < target; n += 1) {
       const p = g.hole(n, lane);
-      group.appendChild(el("circle", { cx: p.x, cy: p.y, r: 1.7, class: "hole", "data-hole": n }));
+      group.appendChild(el("circle", { cx: p.x, cy: p.y, r: 2, class: "hole", "data-hole": n }));
     }
     const s0 = g.hole(0, lane);
     const s1 = g.backStart(lane);

@@ -27,7 +27,7 @@ function append(el, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     if (Array.isArray(child)) append(el, child);
-    else if (child instanceof Node) el.appendChild(child);
+    else if (child instanceof Node) el.appendChild(child); // also SVG elements
     else el.appendChild(document.createTextNode(String(child)));
   }
 }

@@ -21,7 +21,23 @@ export function soundSwitch(rerender) {
   return h("button", {
     type: "button", class: ["sound-switch", on && "on"], id: "sound", "data-key": "sound",
     "aria-pressed": String(on), onclick: () => { setSound(!on); rerender(); },
-  }, h("span", { "aria-hidden": "true" }, on ? "🔊 " : "🔇 "), t("chrome.sound"));
+  }, speaker(on), t("chrome.sound"));
+}
+
+/** A loudspeaker, with waves when on and struck through when off (drawn, no font). */
+function speaker(on) {
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const paths = ["M4 9h4l5-4v14l-5-4H4z", ...(on ? ["M16 9a4 4 0 0 1 0 6", "M18.5 6.5a8 8 0 0 1 0 11"] : ["M16 9l5 6", "M21 9l-5 6"])];
+  for (const d of paths) {
+    const path = document.createElementNS(NS, "path");
+    path.setAttribute("d", d);
+    svg.appendChild(path);
+  }
+  return svg;
 }
 
 /**
