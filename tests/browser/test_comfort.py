@@ -53,6 +53,9 @@ def test_a_muggins_hint_gives_no_count(live_server: Any, new_page: Any) -> None:
             "answer" if me.locator("#answer-accept").count() else None
         if kind and not asked[kind]:
             pending = me.locator(".pending-cards")
+            # The show panel names the deal being counted (not the one before).
+            assert me.get_attribute("#show-h", "data-deal") == table(me)["deal"]
+            assert f"deal {table(me)['deal']}" in me.text_content("#show-h")
             announced = me.get_attribute(".muggins", "data-announced") if kind == "answer" else None
             me.click("#hint")
             me.wait_for_selector(".hint .hint-muggins")
