@@ -34,19 +34,23 @@ patch applier), rooms of 2 connections split between them:
   next is sent as soon as the previous one is answered and the seat to move has seen it.
   Reports accepted actions/s, server CPU per accepted action and played-card p50/p99.
 * paced (``--paced``, default 500, 2,000 rooms): each room acts once a second (``--rate``),
-  at random offsets, the load of a real site. Reports played-card p50/p99/p99.9, server CPU
-  (share of one core) and CPU per accepted action; missed ticks show a server too slow to
-  answer within the second.
+  at random offsets within the second, the load of a real site; each room first sits out
+  0–9 seconds so that deals (10 actions) do not end in step in every room. Reports
+  played-card p50/p99/p99.9, server CPU (share of one core) and CPU per accepted action;
+  missed ticks show a server too slow to answer within the second.
 * product rooms play real games (``POST /api/rooms``, ``hello``/``join`` over ``/ws``,
   legal moves from each seat's own view: discards, plays, a rematch at game over); only
   ``play`` actions are timed, from just before the ``act`` is written until the acting
   seat decodes its own ``update`` carrying that card. Floor rooms send ``play``-sized acts
   in turn; the acting seat's update is its answer.
 
-**What is measured in each phase.** After ``--warmup`` seconds a window of ``--seconds``
-(closed) or ``--paced-seconds`` (paced) opens: actions whose ``act`` is sent inside it are
-counted when answered (up to ``--grace`` seconds after it closes; an act still unanswered
-then counts as an error, and a play at its time so far, so the tail shows it). CPU is
+**What is measured in each phase.** After a warm-up (``--warmup``, 5 s, closed loop;
+``--paced-warmup``, 20 s, paced: the product keeps each room's last 16 versions in memory,
+so its heap reaches its working size only after some 16 actions per room) a window of
+``--seconds`` (closed, 10 s) or ``--paced-seconds`` (paced, 20 s) opens: actions whose
+``act`` is sent inside it are counted when answered (up to ``--grace`` seconds after it
+closes; an act still unanswered then counts as an error, and a play at its time so far, so
+the tail shows it). CPU is
 ``utime + stime`` from ``/proc/<pid>/stat`` of the server, of every client worker and of
 Redis (shared with anyone else using it) at the window's edges, plus the whole machine's
 busy time from ``/proc/stat``, so ``others`` shows how much of the two cores other jobs
@@ -69,10 +73,11 @@ doubling (or halving) from ``--capacity-start`` until the answer changes, then
 (``bench/countproxy.py``), which counts that server's top-level Redis commands by name and
 its round trips per accepted action.
 
-**Probe** (``--probe``): the product runs under ``bench/probe.py``, which records the
-cyclic garbage collector's pauses (``gc.callbacks``) and the event loop's lag (a 10 ms
-ticker) inside the server process and reports them per phase. It costs a little CPU, so
-leave it off for the figures.
+**Probe** (``--probe``): every server runs under ``bench/probe.py``, which records the
+cyclic garbage collector's pauses (``gc.callbacks``), the objects it tracks, and the event
+loop's lag (a 10 ms ticker) inside the server process, reports them per phase, and counts
+the tracked objects by type once each window has closed. It costs a little CPU, so leave it
+off for the figures.
 
 Everything is bounded: every wait has a timeout, ``--max-minutes`` stops the whole run,
 every process started is stopped (SIGTERM, then SIGKILL), and every key under the run's
@@ -208,6 +213,9 @@ class Runner:
         else:
             cmd = [str(BENCH / "floor.py"), "--port", str(port), "--store", store,
                    "--redis-url", url, "--key-prefix", prefix]
+            if self.args.probe:
+                probe_file = self.logdir / f"probe-{port}.json"
+                cmd = [str(BENCH / "probe.py"), "--out", str(probe_file), "--", *cmd]
             tree = ROOT
         out = open(logfile, "wb")  # noqa: SIM115 (the child keeps it)
         proc = subprocess.Popen([sys.executable, *cmd], cwd=tree, env=self.env(tree),
@@ -519,6 +527,9 @@ class Bench:
             s1 = self.snap(server.pid)
             if on_edge:
                 on_edge("end")
+            if server.probe_file is not None:
+                with contextlib.suppress(OSError):
+                    os.kill(server.pid, signal.SIGUSR1)  # the probe's census, after the window
             results = [x for x in await gather if x is not None]
             if server.proc.poll() is not None:
                 raise RuntimeError(f"{server.variant} died during the phase; log "
@@ -598,8 +609,11 @@ class Bench:
                 for variant in args.variant_list:
                     done += 1
                     log(f"phase {done}/{total}")
-                    seconds = args.seconds if mode == "closed" else args.paced_seconds
-                    await self.phase(variant, mode, n, args.warmup, seconds, round_no)
+                    if mode == "closed":
+                        seconds, warmup = args.seconds, args.warmup
+                    else:
+                        seconds, warmup = args.paced_seconds, args.paced_warmup
+                    await self.phase(variant, mode, n, warmup, seconds, round_no)
 
     async def capacity(self) -> dict[str, Any]:
         """Largest paced level per variant with p99 under the limit (see the docstring)."""
@@ -784,7 +798,8 @@ def print_report(summary: list[dict], result: dict) -> None:
         mode, rooms = level["mode"], level["rooms"]
         print()
         if mode == "closed":
-            print(f"### Closed loop, {rooms} rooms (one action in flight per room)")
+            print(f"### Closed loop, {rooms} room{'s' if rooms != 1 else ''} "
+                  f"(one action in flight per room)")
             print()
             print("| server | actions/s | server CPU per action | play p50 / p99 | server CPU "
                   "| client CPU | Redis CPU | others | errors | rounds |")
@@ -861,21 +876,33 @@ def print_report(summary: list[dict], result: dict) -> None:
     probes = [p for p in result["phases"] if p.get("probe")]
     if probes:
         print()
-        print("### Probe inside the product (GC pauses, event-loop lag), per phase")
+        print("### Probe inside each server (GC pauses, event-loop lag), per phase")
         print()
         print("| phase | GC collections (gen 0/1/2) | GC pause total / max | GC share of window "
-              "| loop lag p99 / max | lags > 50 ms |")
-        print("|---|---|---:|---:|---:|---:|")
+              "| objects tracked (largest full collection) | loop lag p99 / max "
+              "| lags > 50 ms |")
+        print("|---|---|---:|---:|---:|---:|---:|")
         for p in probes:
             pr = p["probe"]
             gc_ = pr.get("gc", {})
             lag = pr.get("lag", {})
             counts = "/".join(str(gc_.get(f"gen{g}_count", 0)) for g in (0, 1, 2))
+            heap = max(gc_.get("objects_at_full_collections") or [0]) or (
+                (pr.get("census") or {}).get("objects"))
             print(f"| {p['label'] or 'round ' + str(p['round'])} {p['mode']} {p['rooms']} "
                   f"{p['variant']} | {counts} | {fms(gc_.get('pause_total_ms'))} / "
                   f"{fms(gc_.get('pause_max_ms'))} ms | "
-                  f"{fmt(gc_.get('window_share'), '.1%')} | {fms(lag.get('p99_ms'))} / "
-                  f"{fms(lag.get('max_ms'))} ms | {lag.get('over_50ms', 0)} |")
+                  f"{fmt(gc_.get('window_share'), '.1%')} | {fmt(heap, ',')} | "
+                  f"{fms(lag.get('p99_ms'))} / {fms(lag.get('max_ms'))} ms | "
+                  f"{lag.get('over_50ms', 0)} |")
+        print()
+        print("Objects tracked by the collector after each window, by type (first 8):")
+        for p in probes:
+            census = p["probe"].get("census")
+            if census:
+                top = ", ".join(f"{name} {n:,}" for name, n in census["top_types"][:8])
+                print(f"* {p['mode']} {p['rooms']} {p['variant']}: {census['objects']:,} "
+                      f"({top})")
 
 
 # --------------------------------------------------------------------------- main
@@ -911,7 +938,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="recorded seconds per closed-loop phase (default 10)")
     p.add_argument("--paced-seconds", type=float, default=None,
                    help="recorded seconds per paced phase (default 20)")
-    p.add_argument("--warmup", type=float, default=None, help="seconds before each window (5)")
+    p.add_argument("--warmup", type=float, default=None,
+                   help="seconds before each closed-loop window (default 5)")
+    p.add_argument("--paced-warmup", type=float, default=None,
+                   help="seconds before each paced window (default 20: the product keeps "
+                   "the last 16 versions of each room, so its heap reaches its steady size "
+                   "only after about 16 actions per room)")
     p.add_argument("--grace", type=float, default=10.0,
                    help="seconds after a window for its acts to be answered")
     p.add_argument("--variants", default=",".join(VARIANTS),
@@ -930,8 +962,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--capacity-min", type=int, default=10)
     p.add_argument("--capacity-max", type=int, default=8000)
     p.add_argument("--capacity-steps", type=int, default=3, help="bisections after doubling")
-    p.add_argument("--capacity-seconds", type=float, default=10.0)
-    p.add_argument("--capacity-warmup", type=float, default=4.0)
+    p.add_argument("--capacity-seconds", type=float, default=15.0)
+    p.add_argument("--capacity-warmup", type=float, default=15.0)
     p.add_argument("--count-redis", action="store_true",
                    help="also count Redis round trips per action through a proxy")
     p.add_argument("--count-rooms", type=int, default=50)
@@ -955,6 +987,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.seconds = args.seconds or (4.0 if quick else 10.0)
     args.paced_seconds = args.paced_seconds or (6.0 if quick else 20.0)
     args.warmup = args.warmup if args.warmup is not None else (2.0 if quick else 5.0)
+    if args.paced_warmup is None:
+        args.paced_warmup = 4.0 if quick else 20.0
     if quick:
         args.grace = min(args.grace, 5.0)
     args.closed_levels = parse_levels(args.closed)
@@ -1026,8 +1060,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     phases = (len(args.closed_levels) + len(args.paced_levels)) * len(args.variant_list) \
         * args.rounds
-    est = phases * (6 + args.warmup) + args.rounds * len(args.variant_list) * (
-        len(args.closed_levels) * args.seconds + len(args.paced_levels) * args.paced_seconds)
+    est = args.rounds * len(args.variant_list) * (
+        len(args.closed_levels) * (args.seconds + args.warmup + 6)
+        + len(args.paced_levels) * (args.paced_seconds + args.paced_warmup + 10))
     log(f"start {started:%Y-%m-%d %H:%M:%S} UTC; {os.cpu_count()} CPUs; load average "
         f"{result['loadavg_start']}; python {result['python']}")
     log(f"product code: {git['describe']}; {phases} phases, roughly {est / 60:.0f} min "

@@ -14,6 +14,7 @@ Rooms (2 connections each) are driven in one of two modes:
 * ``paced``: every room gets one credit a second (rooms start at random offsets in the first
   second) and spends it on its next action as soon as it may act; a credit that is still
   unspent at the next second is lost (counted as a missed tick: the server was too slow).
+  An action belongs to the recorded window when its credit was given inside it.
 
 The product (``python -m server``): rooms made with ``POST /api/rooms``, seats with
 ``hello`` + ``join`` over ``/ws`` (``cribbage.v1.json``). Each seat plays legal moves
@@ -261,24 +262,37 @@ class RoomBase:
     def __init__(self, mode: str) -> None:
         self.mode = mode
         self.credit = 0
+        self.credit_t = 0.0
+        self.skip = 0
         self.running = False
-        # (seat, kind, card, action_id, perf_counter at send, monotonic at send[, own update])
+        # (seat, kind, card, action_id, perf_counter at send, monotonic time that places it
+        # in or out of the window: at send (closed) or of its second's credit (paced)
+        # [, perf_counter of the own update])
         self.inflight: tuple[Any, ...] | None = None
         self.timer: asyncio.TimerHandle | None = None
 
     def tick(self) -> None:
+        if self.skip > 0:  # see Worker.run: rooms start their games out of step
+            self.skip -= 1
+            return
         if self.credit > 0:
             STATS.missed_ticks += 1
         self.credit = 1
+        self.credit_t = mono()
         self.poke()
 
     def may_act(self) -> bool:
         if not self.running or self.inflight is not None:
             return False
-        return self.mode == "closed" or self.credit > 0
+        if self.mode == "closed":
+            return mono() < STATS.end
+        return self.credit > 0  # no credit is given after the window
 
     def sent(self, seat: int, kind: str, card: str | None, action_id: str) -> None:
-        self.inflight = (seat, kind, card, action_id, perf(), mono())
+        # Paced actions belong to the window their second (credit) was given in, so that a
+        # server lagging at the window's start cannot carry earlier seconds into it.
+        self.inflight = (seat, kind, card, action_id, perf(),
+                         mono() if self.mode == "closed" else self.credit_t)
         if self.mode != "closed":
             self.credit -= 1
         STATS.sent += 1
@@ -415,8 +429,6 @@ class ProductRoom(RoomBase):
     def poke(self) -> None:
         if not self.may_act():
             return
-        if mono() >= STATS.end:
-            return
         for s in self.seats:
             move = s.next_move()
             if move is not None:
@@ -502,7 +514,7 @@ class FloorRoom(RoomBase):
         self.version = -1
 
     def poke(self) -> None:
-        if not self.may_act() or mono() >= STATS.end:
+        if not self.may_act():
             return
         s = self.seats[self.next_seat]
         if s.version >= self.version:  # the next seat has seen the last update
@@ -593,6 +605,10 @@ class Worker:
                 room.timer = loop.call_at(loop_now + (due - now), fire)
 
             for room in self.rooms:
+                # A deal of 2 is 10 actions (2 discards, 8 plays); rooms that all started
+                # together would count their shows in the same second. Each room sits out
+                # 0-9 of its first seconds (inside the warm-up), so deals end at all times.
+                room.skip = rng.randrange(10)
                 schedule(room, now + rng.random() * period)
         else:
             for room in self.rooms:

@@ -1,11 +1,12 @@
-"""Run ``python -m server`` with a probe inside: GC pauses and event-loop lag (``--probe``).
+"""Run a server with a probe inside: GC pauses and event-loop lag (``latency.py --probe``).
 
-``bench/latency.py --probe`` starts the product as::
+``bench/latency.py --probe`` starts the product and the floor as::
 
     python bench/probe.py --out /tmp/probe.json -- -m server --port 8000 ...
+    python bench/probe.py --out /tmp/probe.json -- bench/floor.py --port 8001 ...
 
-The server runs exactly as ``python -m server`` would (same ``server.__main__.main``, same
-arguments); the probe adds, without changing the server's code:
+The server runs exactly as ``python -m server`` (or ``bench/floor.py``) would: the same
+``main``, the same arguments; the probe adds, without changing the server's code:
 
 * a ``gc.callbacks`` hook timing every collection of the cyclic garbage collector (the time
   between its ``start`` and ``stop`` calls, in which the event loop runs nothing else),
@@ -15,14 +16,16 @@ arguments); the probe adds, without changing the server's code:
   time and records how late it wakes: the event loop's lag, i.e. how long a callback that
   was ready had to wait for the one running;
 
-and writes them as JSON to ``--out`` when the server stops (SIGTERM: uvicorn shuts down and
-returns). Times are ``time.monotonic()`` seconds, which the harness compares with its
-measurement window.
+and, on ``SIGUSR1`` (the harness sends it when a window closes), a census of the objects the
+collector tracks, by type. It writes all of it as JSON to ``--out`` when the server stops
+(SIGTERM: uvicorn shuts down, then raises the signal again for this handler). Times are
+``time.monotonic()`` seconds, which the harness compares with its measurement window.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import gc
 import json
@@ -30,6 +33,7 @@ import signal
 import sys
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 LAG_PERIOD = 0.010
@@ -42,6 +46,8 @@ class Probe:
         self.slow_gc: list[tuple[float, float, int, int]] = []  # (t, seconds, gen, collected)
         self.lags: list[tuple[float, float]] = []  # (t, seconds late)
         self.heap: list[tuple[float, int]] = []  # (t, objects tracked) at each full collection
+        self.census_wanted = False
+        self.census: dict[str, Any] | None = None
         self._gc_t0 = 0.0
 
     def on_gc(self, phase: str, info: dict[str, Any]) -> None:
@@ -73,6 +79,21 @@ class Probe:
             late = time.perf_counter() - t - LAG_PERIOD
             if len(lags) < 500_000:
                 lags.append((time.monotonic(), late))
+            if self.census_wanted:
+                self.census_wanted = False
+                self.take_census()
+
+    def take_census(self) -> None:
+        """Count the objects the collector tracks, by type (after the window: it stalls)."""
+        t = time.perf_counter()
+        objects = gc.get_objects()
+        counts = collections.Counter(type(o).__name__ for o in objects)
+        self.census = {
+            "objects": len(objects),
+            "seconds_to_count": time.perf_counter() - t,
+            "top_types": counts.most_common(25),
+        }
+        del objects
 
     def dump(self, path: str) -> None:
         data = {
@@ -84,6 +105,7 @@ class Probe:
             "lags": [(round(t, 4), round(x, 6)) for t, x in self.lags],
             "lag_period": LAG_PERIOD,
             "heap": self.heap,
+            "census": self.census,
         }
         with open(path, "w") as f:
             json.dump(data, f)
@@ -126,6 +148,7 @@ def summarize(data: dict[str, Any], start: float, end: float) -> dict[str, Any]:
             "objects_at_full_collections": [n for t, n in data.get("heap", [])
                                             if start <= t < end][:50],
         },
+        "census": data.get("census"),
         "lag": {
             "samples": len(lags),
             "p50_ms": pct(50), "p99_ms": pct(99), "p999_ms": pct(99.9),
@@ -139,18 +162,24 @@ def summarize(data: dict[str, Any], start: float, end: float) -> dict[str, Any]:
 def main() -> None:
     argv = sys.argv[1:]
     if "--" not in argv or "--out" not in argv:
-        raise SystemExit("usage: probe.py --out FILE -- -m server [server args]")
+        raise SystemExit("usage: probe.py --out FILE -- (-m server | bench/floor.py) [args]")
     sep = argv.index("--")
     out = argv[argv.index("--out") + 1]
     rest = argv[sep + 1:]
-    if rest[:2] != ["-m", "server"]:
-        raise SystemExit("probe.py runs only '-m server'")
+    if rest[:2] == ["-m", "server"]:
+        import server.__main__ as target
+
+        target_argv = rest[2:]
+    elif rest and Path(rest[0]).name == "floor.py":
+        sys.path.insert(0, str(Path(rest[0]).resolve().parent))
+        import floor as target  # type: ignore[no-redef]
+
+        target_argv = rest[1:]
+    else:
+        raise SystemExit("probe.py runs only '-m server' or bench/floor.py")
     probe = Probe()
     gc.callbacks.append(probe.on_gc)
-
-    import server.__main__ as server_main
-
-    original = server_main.create_app
+    original = target.create_app
 
     def create_app(*a: Any, **kw: Any) -> Any:
         app = original(*a, **kw)
@@ -168,8 +197,8 @@ def main() -> None:
         app.router.lifespan_context = lifespan
         return app
 
-    server_main.create_app = create_app
-    sys.argv = ["server", *rest[2:]]
+    target.create_app = create_app
+    sys.argv = [rest[0], *target_argv]
 
     # uvicorn handles SIGTERM itself, then restores the previous handler and raises the
     # signal again once it has shut down: this handler then writes the data and exits.
@@ -177,9 +206,13 @@ def main() -> None:
         probe.dump(out)
         raise SystemExit(0)
 
+    def on_usr1(signum: int, frame: Any) -> None:
+        probe.census_wanted = True  # taken by the lag task, on the event loop
+
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
-    server_main.main()
+    signal.signal(signal.SIGUSR1, on_usr1)
+    target.main()
     probe.dump(out)
 
 
