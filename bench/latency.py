@@ -23,8 +23,10 @@ product ÷ floor ratios. From the repository root::
   an in-process queue and one dispatcher task.
 
 All four run under uvicorn's default stack (uvloop, httptools, websockets-sansio) without
-permessage-deflate; the run checks ``/proc/<pid>/maps`` for uvloop and httptools. ``CRIBBAGE_*``
-variables are removed from the servers' environment, so the flags alone decide the store.
+permessage-deflate; the run checks ``/proc/<pid>/maps`` for uvloop and httptools.
+``CRIBBAGE_*`` variables are removed from the servers' environment, so the flags alone
+decide the store. ``--server-tree`` or ``--server-rev`` run the product from another
+checkout or commit; the floor and the client always come from this one.
 
 **The load.** ``--client-procs`` worker processes (``bench/loadclient.py``: raw asyncio
 protocols over the ``websockets`` Sans-I/O layer, one ``json.loads`` per frame, an in-place
@@ -48,19 +50,23 @@ patch applier), rooms of 2 connections split between them:
 ``--paced-warmup``, 20 s, paced: the product keeps each room's last 16 versions in memory,
 so its heap reaches its working size only after some 16 actions per room) a window of
 ``--seconds`` (closed, 10 s) or ``--paced-seconds`` (paced, 20 s) opens: actions whose
-``act`` is sent inside it are counted when answered (up to ``--grace`` seconds after it
-closes; an act still unanswered then counts as an error, and a play at its time so far, so
-the tail shows it). CPU is
-``utime + stime`` from ``/proc/<pid>/stat`` of the server, of every client worker and of
-Redis (shared with anyone else using it) at the window's edges, plus the whole machine's
-busy time from ``/proc/stat``, so ``others`` shows how much of the two cores other jobs
-took meanwhile. A worker that used more than 90% of a core is flagged: the client, not the
-server, may then have limited the phase.
+``act`` is sent inside it (paced: whose second was given inside it) are counted when
+answered, up to ``--grace`` seconds after it closes; an act still unanswered then counts as
+an error, and a play at its age so far, so the tail shows it. CPU is ``utime + stime`` from
+``/proc/<pid>/stat`` of the server, of every client worker and of Redis (shared with anyone
+else using it) at the window's edges, plus the whole machine's busy time from
+``/proc/stat``, so ``others`` shows how much of the two cores other jobs took meanwhile. A
+worker that used more than 90% of a core is flagged: the client, not the server, may then
+have limited the phase. The client's cyclic GC is frozen after set-up and off during a
+phase (its longest collection is reported), so its own pauses do not add to the latencies.
 
 **Rounds.** ``--rounds`` (default 3) repeats every level for every variant, interleaved
 (round 1: closed 1 for product, floor, product-memory, floor-memory; closed 50 …; round 2 …).
 Tables show medians over rounds; ratios are product ÷ floor (and product-memory ÷
-floor-memory) of those medians.
+floor-memory) of those medians. A phase during which other jobs took more than
+``--max-others`` (half a core) is run again after ``--busy-wait`` seconds, up to
+``--busy-retries`` (1) times; the table marks rounds that stayed busy, and the JSON keeps
+the attempts that were replaced.
 
 **Capacity** (``--capacity``): for each of ``--capacity-variants``, paced probes of
 ``--capacity-seconds`` find the most rooms one process holds with played-card p99 below
@@ -402,6 +408,7 @@ class Bench:
         self.redis_pid = redis_pid
         self.base_prefix = base_prefix
         self.phases: list[dict] = []
+        self.discarded: list[dict] = []  # attempts run again because the machine was busy
         self.seq = 0
 
     def cleanup(self, prefix: str) -> int:
@@ -428,7 +435,30 @@ class Bench:
     async def phase(self, variant: str, mode: str, rooms: int, warmup: float, seconds: float,
                     round_no: int, label: str = "", redis_url: str | None = None,
                     on_edge: Any = None) -> dict:
-        """Run one phase on a fresh server process; returns its figures."""
+        """Run one phase on a fresh server process; returns its figures.
+
+        When other jobs took more than ``--max-others`` of a core during the window, the
+        phase is run again after ``--busy-wait`` seconds, up to ``--busy-retries`` times;
+        the busy attempts are kept in ``self.discarded``."""
+        args = self.args
+        for attempt in range(args.busy_retries + 1):
+            res = await self._phase_once(variant, mode, rooms, warmup, seconds, round_no,
+                                         label, redis_url, on_edge)
+            res["attempt"] = attempt + 1
+            others = res.get("others_cpu")
+            res["busy"] = others is not None and others > args.max_others
+            if not res["busy"] or attempt == args.busy_retries:
+                break
+            self.discarded.append(res)
+            log(f"  other jobs took {others:.0%} of a core during the window (more than "
+                f"{args.max_others:.0%}): running the phase again in {args.busy_wait:g}s")
+            await asyncio.sleep(args.busy_wait)
+        self.phases.append(res)
+        return res
+
+    async def _phase_once(self, variant: str, mode: str, rooms: int, warmup: float,
+                          seconds: float, round_no: int, label: str, redis_url: str | None,
+                          on_edge: Any) -> dict:
         kind, store = VARIANTS[variant]
         self.seq += 1
         prefix = f"{self.base_prefix}{self.seq}:"
@@ -470,7 +500,6 @@ class Bench:
             res.update(errors={"phase_failed": 1}, rejects={}, plays_timed=0, accepted=0,
                        missed_ticks=0, client_limited=False, p99_ms=None,
                        actions_per_second=None, window_seconds=seconds)
-        self.phases.append(res)
         log(f"  {variant}: " + one_line(res))
         return res
 
@@ -629,9 +658,10 @@ class Bench:
                 ok = (res["p99_ms"] is not None and res["p99_ms"] < args.capacity_p99_ms
                       and not res["errors"]
                       and res["accepted"] >= 0.95 * n * args.rate * res["window_seconds"])
-                probes[n] = {"ok": ok, "p99_ms": res["p99_ms"], "p50_ms": res["p50_ms"],
+                probes[n] = {"ok": ok, "p99_ms": res["p99_ms"], "p50_ms": res.get("p50_ms"),
                              "actions_per_second": res["actions_per_second"],
-                             "server_cpu": res["server_cpu"], "errors": res["errors"]}
+                             "server_cpu": res.get("server_cpu"), "errors": res["errors"],
+                             "others_cpu": res.get("others_cpu"), "busy": res.get("busy")}
                 log(f"  capacity {variant} {n} rooms: {'PASS' if ok else 'FAIL'} "
                     f"(p99 {fms(res['p99_ms'])} ms)")
                 return ok
@@ -763,6 +793,7 @@ def summarize(phases: list[dict], variants: list[str]) -> list[dict]:
             m["missed_ticks"] = sum(r.get("missed_ticks", 0) for r in runs)
             m["client_limited_rounds"] = sum(1 for r in runs if r.get("client_limited"))
             m["failed_rounds"] = sum(1 for r in runs if r.get("failure"))
+            m["busy_rounds"] = sum(1 for r in runs if r.get("busy"))
             m["p99_ms_rounds"] = [r.get("p99_ms") for r in runs]
             m["cpu_us_rounds"] = [r.get("server_cpu_us_per_action") for r in runs]
             level["variants"][v] = m
@@ -812,13 +843,14 @@ def print_report(summary: list[dict], result: dict) -> None:
             print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for v, m in level["variants"].items():
             flag = " ⚠ client busy" if m["client_limited_rounds"] else ""
+            busy = f" ({m['busy_rounds']} busy)" if m["busy_rounds"] else ""
             red = fmt(m["redis_cpu"], ".0%") if VARIANTS[v][1] == "redis" else "—"
             if mode == "closed":
                 print(f"| {v} | {fmt(m['actions_per_second'], ',.0f')} | "
                       f"{fmt(m['server_cpu_us_per_action'], ',.0f', ' µs')} | "
                       f"{fms(m['p50_ms'])} / {fms(m['p99_ms'])} ms | "
                       f"{fmt(m['server_cpu'], '.0%')} | {fmt(m['client_cpu'], '.0%')}{flag} | "
-                      f"{red} | {fmt(m['others_cpu'], '.0%')} | "
+                      f"{red} | {fmt(m['others_cpu'], '.0%')}{busy} | "
                       f"{m['errors'] + m['rejects']} | {m['rounds']} |")
             else:
                 print(f"| {v} | {fmt(m['actions_per_second'], ',.0f')} | "
@@ -826,7 +858,7 @@ def print_report(summary: list[dict], result: dict) -> None:
                       f"{fmt(m['server_cpu'], '.0%')} | "
                       f"{fmt(m['server_cpu_us_per_action'], ',.0f', ' µs')} | "
                       f"{fmt(m['client_cpu'], '.0%')}{flag} | {red} | "
-                      f"{fmt(m['others_cpu'], '.0%')} | {m['missed_ticks']} | "
+                      f"{fmt(m['others_cpu'], '.0%')}{busy} | {m['missed_ticks']} | "
                       f"{m['errors'] + m['rejects']} | {m['rounds']} |")
         for name, r in level["ratios"].items():
             if name == "product-memory/product":
@@ -859,6 +891,7 @@ def print_report(summary: list[dict], result: dict) -> None:
         print("|---|---:|---:|---|")
         for v, c in cap.items():
             probes = ", ".join(f"{n}: {fms(p['p99_ms'])}{'' if p['ok'] else ' ✗'}"
+                               f"{' (busy)' if p.get('busy') else ''}"
                                for n, p in sorted(c["probes"].items()))
             print(f"| {v} | {fmt(c['rooms'], ',')} | {fmt(c['first_failing'], ',')} | "
                   f"{probes} |")
@@ -976,7 +1009,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="run the product from this checkout (default: this repository)")
     p.add_argument("--server-rev", default=None,
                    help="run the product from this git revision (git archive to a temp dir)")
-    p.add_argument("--max-minutes", type=float, default=120.0, help="hard stop for the run")
+    p.add_argument("--max-others", type=float, default=0.5,
+                   help="a phase in which other jobs took more than this share of a core is "
+                   "run again (see --busy-retries)")
+    p.add_argument("--busy-retries", type=int, default=1,
+                   help="how often a phase is run again when the machine was busy")
+    p.add_argument("--busy-wait", type=float, default=20.0,
+                   help="seconds to wait before running a busy phase again")
+    p.add_argument("--max-minutes", type=float, default=150.0, help="hard stop for the run")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--json", type=Path, default=None, help="also write everything here")
     args = p.parse_args(argv)
@@ -1016,6 +1056,7 @@ async def run(args: argparse.Namespace, runner: Runner, result: dict) -> None:
     workers = Workers(runner, args.client_procs)
     bench = Bench(args, runner, workers, r, redis_pid, base_prefix)
     result["phases"] = bench.phases
+    result["discarded_busy_phases"] = bench.discarded
     try:
         await workers.start()
         log(f"{args.client_procs} client processes: pids {workers.pids}")

@@ -27,7 +27,7 @@ def test_latency_bench_runs_product_and_floor(tmp_path: Path) -> None:
         [sys.executable, str(ROOT / "bench" / "latency.py"), "--closed", "1", "--paced", "",
          "--rounds", "1", "--seconds", "1.5", "--warmup", "0.5", "--grace", "2",
          "--client-procs", "1", "--variants", ",".join(VARIANTS), "--redis-url", REDIS_URL,
-         "--max-minutes", "2", "--json", str(out)],
+         "--busy-retries", "0", "--max-minutes", "2", "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=150,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
