@@ -349,13 +349,15 @@ class Workers:
         await self.start()
 
     async def stop(self) -> None:
+        task = asyncio.current_task()
+        patience = 2.0 if task is not None and task.cancelling() else 10.0
         for i, proc in enumerate(self.procs):
             if proc.returncode is None:
                 with contextlib.suppress(Exception):
                     await self.send(i, {"cmd": "exit"})
         for proc in self.procs:
             try:
-                await asyncio.wait_for(proc.wait(), 10)
+                await asyncio.wait_for(proc.wait(), patience)
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
@@ -510,6 +512,7 @@ class Bench:
         args = self.args
         n = self.workers.count
         self.workers.drain()
+        gather: asyncio.Future | None = None
         try:
             shares = [rooms // n + (1 if i < rooms % n else 0) for i in range(n)]
             firsts = [sum(shares[:i]) for i in range(n)]
@@ -565,9 +568,17 @@ class Bench:
                                    f"{server.logfile}")
             return results, s0, s1
         finally:
-            with contextlib.suppress(Exception):
-                await self.workers.all(
-                    [{"cmd": "close"} for _ in range(self.workers.count)], "closed", 60)
+            if gather is not None:
+                if gather.done():
+                    if not gather.cancelled():
+                        gather.exception()  # retrieved (raised above if it matters)
+                else:
+                    gather.cancel()
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():  # when stopping, the workers are killed
+                with contextlib.suppress(Exception):
+                    await self.workers.all(
+                        [{"cmd": "close"} for _ in range(self.workers.count)], "closed", 60)
 
     def _figures(self, res: dict, results: list[dict], s0: dict, s1: dict, mode: str,
                  rooms: int) -> None:
