@@ -37,7 +37,8 @@ patch applier), rooms of 2 connections split between them:
   Reports accepted actions/s, server CPU per accepted action and played-card p50/p99.
 * paced (``--paced``, default 500, 2,000 rooms): each room acts once a second (``--rate``),
   at random offsets within the second, the load of a real site; each room first sits out
-  0–9 seconds so that deals (10 actions) do not end in step in every room. Reports
+  0–9 seconds (within the warm-up) so that deals (10 actions) do not end in step in every
+  room. Reports
   played-card p50/p99/p99.9, server CPU (share of one core) and CPU per accepted action;
   missed ticks show a server too slow to answer within the second.
 * product rooms play real games (``POST /api/rooms``, ``hello``/``join`` over ``/ws``,
@@ -65,8 +66,8 @@ phase (its longest collection is reported), so its own pauses do not add to the 
 Tables show medians over rounds; ratios are product ÷ floor (and product-memory ÷
 floor-memory) of those medians. A phase during which other jobs took more than
 ``--max-others`` (half a core) is run again after ``--busy-wait`` seconds, up to
-``--busy-retries`` (1) times; the table marks rounds that stayed busy, and the JSON keeps
-the attempts that were replaced.
+``--busy-retries`` (1; 0 with ``--quick``) times; the table marks rounds that stayed busy,
+and the JSON keeps the attempts that were replaced.
 
 **Capacity** (``--capacity``): for each of ``--capacity-variants``, paced probes of
 ``--capacity-seconds`` find the most rooms one process holds with played-card p99 below
@@ -100,7 +101,6 @@ import datetime
 import json
 import os
 import platform
-import random
 import secrets
 import signal
 import socket
@@ -583,6 +583,7 @@ class Bench:
     def _figures(self, res: dict, results: list[dict], s0: dict, s1: dict, mode: str,
                  rooms: int) -> None:
         span = s1["t"] - s0["t"]
+        nominal = res["seconds"]
         samples = sorted(x / 1000.0 for r in results for x in r["plays_us"])
         accepted = sum(r["accepted"] for r in results)
         errors: dict[str, int] = {}
@@ -613,17 +614,21 @@ class Bench:
             "plays_timed": len(samples),
             "accepted": accepted,
             "accepted_plays": sum(r["accepted_plays"] for r in results),
-            "actions_per_second": accepted / span if span else None,
+            # Actions are counted over the nominal window, CPU over the snapshots' span (the
+            # two differ by how late this process woke up): per action = rate ÷ rate.
+            "actions_per_second": accepted / nominal,
             "offered_per_second": rooms * self.args.rate if mode == "paced" else None,
             "p50_ms": pct(samples, 50),
             "p99_ms": pct(samples, 99),
             "p999_ms": pct(samples, 99.9),
             "max_ms": samples[-1] if samples else None,
             "server_cpu": server / span if server is not None else None,
-            "server_cpu_us_per_action": server / accepted * 1e6 if server and accepted else None,
+            "server_cpu_us_per_action":
+                server / span / (accepted / nominal) * 1e6 if server and accepted else None,
             "client_cpu": client_total / span,
             "client_cpu_max_process": max((c or 0.0) for c in clients) / span,
-            "client_cpu_us_per_action": client_total / accepted * 1e6 if accepted else None,
+            "client_cpu_us_per_action":
+                client_total / span / (accepted / nominal) * 1e6 if accepted else None,
             "redis_cpu": redis_cpu / span if redis_cpu is not None else None,
             "machine_busy": machine / span,
             "others_cpu": max(0.0, machine - ours) / span,
@@ -668,7 +673,7 @@ class Bench:
                 # Every tick offers one action of any kind (discard, play, rematch).
                 ok = (res["p99_ms"] is not None and res["p99_ms"] < args.capacity_p99_ms
                       and not res["errors"]
-                      and res["accepted"] >= 0.95 * n * args.rate * res["window_seconds"])
+                      and res["accepted"] >= 0.95 * n * args.rate * res["seconds"])
                 probes[n] = {"ok": ok, "p99_ms": res["p99_ms"], "p50_ms": res.get("p50_ms"),
                              "actions_per_second": res["actions_per_second"],
                              "server_cpu": res.get("server_cpu"), "errors": res["errors"],
@@ -973,7 +978,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description=__doc__.splitlines()[0],
         epilog="See the module docstring (python -c 'help()' or the file) for what is measured.")
     p.add_argument("--quick", action="store_true",
-                   help="smoke check: 1 round, closed 1,50, paced 500, short phases (~2 min)")
+                   help="smoke check: 1 round, closed 1,50, paced 500, short phases, no busy "
+                   "retries (~2 min)")
     p.add_argument("--closed", default=None, help="closed-loop levels, rooms (default 1,50,200)")
     p.add_argument("--paced", default=None, help="paced levels, rooms (default 500,2000)")
     p.add_argument("--rate", type=float, default=1.0, help="paced actions per room per second")
@@ -1023,12 +1029,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-others", type=float, default=0.5,
                    help="a phase in which other jobs took more than this share of a core is "
                    "run again (see --busy-retries)")
-    p.add_argument("--busy-retries", type=int, default=1,
-                   help="how often a phase is run again when the machine was busy")
+    p.add_argument("--busy-retries", type=int, default=None,
+                   help="how often a phase is run again when the machine was busy (default "
+                   "1; 0 with --quick)")
     p.add_argument("--busy-wait", type=float, default=20.0,
                    help="seconds to wait before running a busy phase again")
     p.add_argument("--max-minutes", type=float, default=150.0, help="hard stop for the run")
-    p.add_argument("--seed", type=int, default=None)
     p.add_argument("--json", type=Path, default=None, help="also write everything here")
     args = p.parse_args(argv)
     quick = args.quick
@@ -1038,6 +1044,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.seconds = args.seconds or (4.0 if quick else 10.0)
     args.paced_seconds = args.paced_seconds or (6.0 if quick else 20.0)
     args.warmup = args.warmup if args.warmup is not None else (2.0 if quick else 5.0)
+    if args.busy_retries is None:
+        args.busy_retries = 0 if quick else 1
     if args.paced_warmup is None:
         args.paced_warmup = 4.0 if quick else 20.0
     if quick:
@@ -1090,8 +1098,6 @@ async def run(args: argparse.Namespace, runner: Runner, result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.seed is not None:
-        random.seed(args.seed)
     tmp_tree: tempfile.TemporaryDirectory | None = None
     server_tree = (args.server_tree or ROOT).resolve()
     git = git_info(server_tree, args.server_rev)

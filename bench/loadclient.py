@@ -604,11 +604,12 @@ class Worker:
 
                 room.timer = loop.call_at(loop_now + (due - now), fire)
 
+            # A deal of 2 is 10 actions (2 discards, 8 plays); rooms that all started together
+            # would count their shows in the same second. Each room sits out 0-9 of its first
+            # seconds (no more than the warm-up allows), so deals end at all times.
+            skip_max = max(0, min(10, int((STATS.start - now) / period) - 1))
             for room in self.rooms:
-                # A deal of 2 is 10 actions (2 discards, 8 plays); rooms that all started
-                # together would count their shows in the same second. Each room sits out
-                # 0-9 of its first seconds (inside the warm-up), so deals end at all times.
-                room.skip = rng.randrange(10)
+                room.skip = rng.randrange(skip_max) if skip_max else 0
                 schedule(room, now + rng.random() * period)
         else:
             for room in self.rooms:
