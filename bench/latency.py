@@ -102,6 +102,7 @@ import json
 import os
 import platform
 import secrets
+import shutil
 import signal
 import socket
 import statistics
@@ -1036,6 +1037,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="seconds to wait before running a busy phase again")
     p.add_argument("--max-minutes", type=float, default=150.0, help="hard stop for the run")
     p.add_argument("--json", type=Path, default=None, help="also write everything here")
+    p.add_argument("--keep-logs", action="store_true",
+                   help="keep the servers' and clients' logs (kept anyway when a phase fails)")
     args = p.parse_args(argv)
     quick = args.quick
     args.closed = args.closed if args.closed is not None else ("1,50" if quick else "1,50,200")
@@ -1150,6 +1153,11 @@ def main(argv: list[str] | None = None) -> int:
         runner.stop_all()
         if tmp_tree is not None:
             tmp_tree.cleanup()
+    failed = [p for p in result.get("phases", []) if p.get("failure") and not p["label"]]
+    if ok and not failed and not args.keep_logs:
+        shutil.rmtree(runner.logdir, ignore_errors=True)
+    else:
+        log(f"server and client logs kept in {runner.logdir}")
     result["loadavg_end"] = os.getloadavg()
     result["seconds_total"] = time.monotonic() - RUN_T0
     if "summary" not in result and result.get("phases"):
@@ -1160,7 +1168,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=1, default=str))
         log(f"wrote {args.json}")
-    failed = [p for p in result.get("phases", []) if p.get("failure") and not p["label"]]
     if failed:
         log(f"{len(failed)} phase(s) failed")
     return 0 if ok and not failed else 1
