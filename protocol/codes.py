@@ -109,9 +109,11 @@ REJECT_CODES: tuple[str, ...] = (
 ``outcome_unknown``: the outcome is not known yet; re-send the same ``action_id``)."""
 
 HTTP_ERROR_CODES: tuple[str, ...] = (
-    "bad_options", "too_large", "room_not_found", "store_unavailable", "internal",
+    "bad_options", "too_large", "room_not_found", "store_unavailable", "outcome_unknown",
+    "internal",
 )
-"""Codes of an HTTP error body ``{"error": {"code", "message"}}``."""
+"""Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
+``POST /api/rooms`` whose write the store may or may not have made, 503)."""
 
 
 def _closed_set(name: str, codes: tuple[str, ...]) -> Any:

@@ -2,7 +2,10 @@
 
 * ``POST /api/rooms`` answers ``201`` :class:`RoomCreatedBody`;
 * ``GET /api/rooms/{id}`` answers ``200`` :class:`RoomSummary`;
-* an error answers :class:`HttpError` (``400``, ``404``, ``413``, ``500``, ``503``).
+* an error answers :class:`HttpError` (``400``, ``404``, ``413``, ``500``, ``503``);
+* ``GET /healthz`` answers :class:`Health`, ``GET /readyz`` :class:`Readiness`.
+
+``docs/openapi.json`` (``protocol.openapi``) describes these routes with these models.
 """
 
 from __future__ import annotations
@@ -57,6 +60,22 @@ class HttpError(_Model):
     """Any HTTP error answer."""
 
     error: HttpErrorDetail
+
+
+class Health(_Model):
+    """``GET /healthz``: the process is up (always ``{"ok": true}``)."""
+
+    ok: Literal[True]
+
+
+class Readiness(_Model):
+    """``GET /readyz``: whether the room store answers (``200`` with ``ok`` true, else
+    ``503`` with ``ok`` false) and which store the process uses."""
+
+    ok: bool
+    store: Literal["redis", "memory"] = Field(
+        description="redis: rooms in Redis (CRIBBAGE_REDIS_URL); memory: in this process"
+    )
 
 
 ROOM_SUMMARY_ADAPTER: TypeAdapter[RoomSummary] = TypeAdapter(RoomSummary)

@@ -56,18 +56,7 @@ def build_schema() -> dict[str, Any]:
     ``"additionalProperties": false`` next to its ``patternProperties``, as the models
     refuse any other key.
     """
-    defs: dict[str, Any] = {}
-    for name, tp in NAMED.items():
-        schema = TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
-        for key, value in schema.pop("$defs", {}).items():
-            if defs.get(key, value) != value:
-                raise ValueError(f"two different types are named {key!r}")
-            defs[key] = value
-        if "$ref" in schema and len(schema) == 1:
-            continue  # a model: already under its own name
-        schema["title"] = name
-        defs[name] = schema
-    _close_keyed_objects(defs)
+    defs = named_schemas(NAMED, "#/$defs/{model}")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://cribbage.invalid/protocol.schema.json",
@@ -79,8 +68,70 @@ def build_schema() -> dict[str, Any]:
             "(cribbage.v1.msgpack)."
         ),
         "oneOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
-        "$defs": dict(sorted(defs.items())),
+        "$defs": defs,
     }
+
+
+def named_schemas(named: dict[str, Any], ref_template: str) -> dict[str, Any]:
+    """The JSON Schema (as pydantic writes it, draft 2020-12) of each type of ``named``
+    and of every model they use, by name, sorted; references point at ``ref_template``
+    (e.g. ``"#/$defs/{model}"``, or ``"#/components/schemas/{model}"`` for the AsyncAPI and
+    OpenAPI documents). Objects keyed by seat or side are closed (see
+    :func:`build_schema`).
+
+    Raises:
+        ValueError: two different types would get the same name.
+    """
+    defs: dict[str, Any] = {}
+    for name, tp in named.items():
+        schema = TypeAdapter(tp).json_schema(ref_template=ref_template)
+        for key, value in schema.pop("$defs", {}).items():
+            if defs.get(key, value) != value:
+                raise ValueError(f"two different types are named {key!r}")
+            defs[key] = value
+        if "$ref" in schema and len(schema) == 1:
+            continue  # a model: already under its own name
+        schema["title"] = name
+        if defs.get(name, schema) != schema:
+            raise ValueError(f"two different types are named {name!r}")
+        defs[name] = schema
+    _close_keyed_objects(defs)
+    return dict(sorted(defs.items()))
+
+
+def reference_shared(
+    defs: dict[str, Any], names: list[str], ref_template: str
+) -> dict[str, Any]:
+    """``defs`` (from :func:`named_schemas`) with every inline copy of the schema of one of
+    ``names`` (pydantic writes an annotated union or a closed set of codes out in full where
+    it is used) replaced by a reference to that name, so the documents name those types
+    once. Titles are ignored in the comparison."""
+    shared = {name: _untitled(defs[name]) for name in names}
+
+    def walk(node: Any, skip: str | None) -> Any:
+        if isinstance(node, dict):
+            bare = _untitled(node)
+            for name, schema in shared.items():
+                if name != skip and bare == schema:
+                    return {"$ref": ref_template.format(model=name)}
+            return {k: walk(v, skip) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, skip) for v in node]
+        return node
+
+    out = {}
+    for name, schema in defs.items():
+        if name in shared:  # only its inside: a shared type is not a reference to itself
+            out[name] = {k: walk(v, name) for k, v in schema.items()}
+        else:
+            out[name] = walk(schema, None)
+    return out
+
+
+def _untitled(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: v for k, v in schema.items() if k != "title"}
+    return schema
 
 
 def _close_keyed_objects(node: Any) -> None:

@@ -11,6 +11,7 @@ Routes:
 * ``GET /api/rooms/{id}``: public summary -> ``200 {...}`` or ``404``.
 * ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers within
   half a second, else 503. ``GET /metrics``: Prometheus metrics (``server.metrics``).
+  ``GET /openapi.json``: the OpenAPI document of these routes (``protocol.openapi``).
 * ``GET /``, ``GET /r/{room}``, ``GET /rules[/{variant}]``, ``GET /replay``: the web
   client's page, ``server/static/index.html``; ``/static/*``.
 
@@ -47,6 +48,7 @@ from starlette.websockets import WebSocket
 
 from protocol.codec import SUBPROTOCOLS, Codec, encoding_for_subprotocol
 from protocol.messages import ROOM_ID_PATTERN, CreateRoom
+from protocol.openapi import document as openapi_document
 
 from . import frames
 from .broker import Broker, MemoryBroker, RedisBroker
@@ -285,6 +287,12 @@ async def metrics(request: Request) -> Response:
     return Response(_services(request).metrics.render(), media_type=CONTENT_TYPE)
 
 
+async def openapi(request: Request) -> Response:
+    """``GET /openapi.json``: the OpenAPI 3.1 document of the HTTP API (the same as
+    ``docs/openapi.json``)."""
+    return JSONResponse(openapi_document())
+
+
 async def index(request: Request) -> Response:
     """The web client's page (``/``, ``/r/{room}``, ``/rules``, ``/replay``)."""
     page = STATIC_DIR / "index.html"
@@ -303,6 +311,7 @@ ROUTES = [
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics, methods=["GET"]),
+    Route("/openapi.json", openapi, methods=["GET"]),
     Route("/", index, methods=["GET"]),
     Route("/r/{room}", index, methods=["GET"]),
     Route("/rules", index, methods=["GET"]),

@@ -1,0 +1,294 @@
+"""OpenAPI 3.1 document of the HTTP API, generated from the models in :mod:`protocol.http`.
+
+``python -m protocol.openapi`` rewrites ``docs/openapi.json``; ``python -m protocol.openapi
+--check`` exits 1 when that file is out of date (a test does the same check and validates
+the file with an OpenAPI 3.1 validator, ``@readme/openapi-parser``). The server serves the
+same document at ``GET /openapi.json``.
+
+Routes: ``POST /api/rooms``, ``GET /api/rooms/{room}``, ``GET /healthz``, ``GET /readyz``,
+``GET /metrics`` and ``GET /openapi.json``. The WebSocket protocol on ``/ws`` is described by
+``docs/asyncapi.json`` (:mod:`protocol.asyncapi`); the web client's pages (``/``,
+``/r/{room}``, ``/static/*``) are not an API and are left out.
+
+The schemas are the JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) pydantic writes for
+the models, under ``components.schemas``; the request body of ``POST /api/rooms`` is the
+``create_room`` message's schema without its ``type``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .codes import HttpErrorCode
+from .http import Health, HttpError, Readiness, RoomCreatedBody, RoomSummary
+from .messages import PROTOCOL_VERSION, ROOM_ID_PATTERN, CreateRoom
+from .schema import named_schemas, reference_shared
+
+OPENAPI_PATH = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
+"""Where the generated document lives in the repository."""
+
+OPENAPI_VERSION = "3.1.0"
+API_VERSION = "0.1.0"
+"""The HTTP API's version (the package's)."""
+
+REF = "#/components/schemas/{model}"
+
+METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+"""The Prometheus text exposition format (``server.metrics.CONTENT_TYPE``)."""
+
+NAMED: dict[str, Any] = {
+    "CreateRoom": CreateRoom,
+    "RoomCreatedBody": RoomCreatedBody,
+    "RoomSummary": RoomSummary,
+    "HttpError": HttpError,
+    "HttpErrorCode": HttpErrorCode,
+    "Health": Health,
+    "Readiness": Readiness,
+}
+
+ERRORS: dict[str, tuple[str, str, list[str]]] = {
+    "BadOptions": ("400", "The body is not valid: not a JSON object, unknown fields, bad options, "
+                   "room settings or computer seats.", ["bad_options"]),
+    "TooLarge": ("413", "The body is larger than 16 KiB.", ["too_large"]),
+    "RoomNotFound": ("404", "No such room (or it expired after 24 h idle).", ["room_not_found"]),
+    "StoreDown": (
+        "503",
+        "The room store (Redis) could not be reached: nothing changed "
+        "(`store_unavailable`), or it stopped answering in the middle of a write, which may "
+        "or may not have been made (`outcome_unknown`). Retry later.",
+        ["store_unavailable", "outcome_unknown"],
+    ),
+    "Internal": ("500", "A server fault (logged); nothing changed.", ["internal"]),
+}
+"""Error responses: name -> (status, description, the codes it may carry)."""
+
+EXAMPLE_OPTIONS = {"players": 2, "partnerships": False, "target": 121, "muggins": False,
+                   "lowball": False, "backup10": False}
+EXAMPLE_SETTINGS = {"hints": True, "answer_window": 15.0, "takeover_grace": 60.0,
+                    "turn_seconds": None}
+
+
+def component_schemas() -> dict[str, Any]:
+    """``components.schemas``: the HTTP bodies and all they use, by name."""
+    defs = reference_shared(named_schemas(NAMED, REF), ["HttpErrorCode"], REF)
+    message = defs.pop("CreateRoom")
+    body = copy.deepcopy(message)
+    del body["properties"]["type"]
+    body["required"] = [r for r in body.get("required", []) if r != "type"]
+    if not body["required"]:
+        del body["required"]
+    body["title"] = "CreateRoomBody"
+    body["description"] = (
+        "The `create_room` message of the WebSocket protocol without its `type`: every "
+        "field optional (defaults: 2 players, to 121, no variants, no computers, the "
+        "server's room settings). `computers` maps a seat (as text) to a computer level; "
+        "`room` holds the room settings. A field whose value is null is ignored. Muggins "
+        "with Lowball is played without Muggins (the answer's `options` say so)."
+    )
+    defs["CreateRoomBody"] = body
+    return dict(sorted(defs.items()))
+
+
+def _json(ref: str, example: Any = None) -> dict[str, Any]:
+    media: dict[str, Any] = {"schema": {"$ref": REF.format(model=ref)}}
+    if example is not None:
+        media["example"] = example
+    return {"application/json": media}
+
+
+def _error_response(name: str) -> dict[str, Any]:
+    _, description, codes = ERRORS[name]
+    codes_text = ", ".join(f"`{c}`" for c in codes)
+    return {
+        "description": f"{description} `error.code`: {codes_text}.",
+        "content": _json("HttpError", {"error": {"code": codes[0], "message": "…"}}),
+    }
+
+
+def _errors(*names: str) -> dict[str, Any]:
+    return {ERRORS[n][0]: {"$ref": f"#/components/responses/{n}"} for n in names}
+
+
+def build_document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document as plain data (see the module docstring)."""
+    created_example = {
+        "room": "k3JfQ9xa2B", "url": "http://127.0.0.1:8000/r/k3JfQ9xa2B",
+        "options": EXAMPLE_OPTIONS, "creator_token": "b8y1Yk9mE7dUu3wZ0cQx2g",
+        "room_settings": EXAMPLE_SETTINGS, "computers": {"1": "standard"},
+    }
+    paths = {
+        "/api/rooms": {
+            "post": {
+                "operationId": "createRoom",
+                "tags": ["rooms"],
+                "summary": "Create a room",
+                "description": (
+                    "Creates a room (nobody sits down; join it over `/ws`). Computer players "
+                    "named in `computers` sit at once; when they fill every seat the game "
+                    "starts at once. The answer's `creator_token` proves the creator "
+                    "(`set_computer` over `/ws`)."
+                ),
+                "requestBody": {
+                    "required": False,
+                    "description": "Empty, or a JSON object (at most 16 KiB).",
+                    "content": _json("CreateRoomBody", {
+                        "options": {"players": 2, "target": 61},
+                        "computers": {"1": "standard"},
+                        "room": {"hints": True, "answer_window": 15, "takeover_grace": 60},
+                    }),
+                },
+                "responses": {
+                    "201": {
+                        "description": "The room: its id, share link, effective options and "
+                        "settings, the creator token and the computers seated.",
+                        "content": _json("RoomCreatedBody", created_example),
+                    },
+                    **_errors("BadOptions", "TooLarge", "Internal", "StoreDown"),
+                },
+            }
+        },
+        "/api/rooms/{room}": {
+            "get": {
+                "operationId": "getRoom",
+                "tags": ["rooms"],
+                "summary": "A room's public summary",
+                "description": "The public facts of a room: options, settings, status, "
+                "version, seats (with presence) and times (Unix seconds).",
+                "parameters": [{
+                    "name": "room",
+                    "in": "path",
+                    "required": True,
+                    "description": "The room id (an id of another shape is simply not found).",
+                    "schema": {"type": "string", "pattern": ROOM_ID_PATTERN},
+                    "example": "k3JfQ9xa2B",
+                }],
+                "responses": {
+                    "200": {"description": "The room's summary.",
+                            "content": _json("RoomSummary")},
+                    **_errors("RoomNotFound", "Internal", "StoreDown"),
+                },
+            }
+        },
+        "/healthz": {
+            "get": {
+                "operationId": "getHealth",
+                "tags": ["operations"],
+                "summary": "Liveness",
+                "description": "The process is up; asks nothing of the store.",
+                "responses": {"200": {"description": "Up.",
+                                      "content": _json("Health", {"ok": True})}},
+            }
+        },
+        "/readyz": {
+            "get": {
+                "operationId": "getReadiness",
+                "tags": ["operations"],
+                "summary": "Readiness",
+                "description": "Whether the room store answers a PING within half a second.",
+                "responses": {
+                    "200": {"description": "The store answers.",
+                            "content": _json("Readiness", {"ok": True, "store": "redis"})},
+                    "503": {"description": "The store does not answer.",
+                            "content": _json("Readiness", {"ok": False, "store": "redis"})},
+                },
+            }
+        },
+        "/metrics": {
+            "get": {
+                "operationId": "getMetrics",
+                "tags": ["operations"],
+                "summary": "Prometheus metrics",
+                "description": "This process's metrics in the Prometheus text format "
+                "(connections, rooms, actions by outcome and reject code, round trips, "
+                "conflicts, store errors, deadlines, …; docs/performance.md).",
+                "responses": {
+                    "200": {
+                        "description": "The metrics.",
+                        "content": {METRICS_CONTENT_TYPE: {"schema": {"type": "string"}}},
+                    }
+                },
+            }
+        },
+        "/openapi.json": {
+            "get": {
+                "operationId": "getOpenApi",
+                "tags": ["operations"],
+                "summary": "This document",
+                "responses": {
+                    "200": {
+                        "description": "The OpenAPI document of the HTTP API.",
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    }
+                },
+            }
+        },
+    }
+    return {
+        "openapi": OPENAPI_VERSION,
+        "info": {
+            "title": "cribbage-server HTTP API",
+            "version": API_VERSION,
+            "summary": "Create rooms, read a room's summary, health, readiness and metrics.",
+            "description": (
+                "Generated by `python -m protocol.openapi` from the pydantic models in "
+                "`protocol/http.py` and `protocol/messages.py`; do not edit. The game itself "
+                f"is played over the WebSocket `/ws` (`{PROTOCOL_VERSION}`: "
+                "`docs/asyncapi.json`, `docs/protocol.md`). Every error answers "
+                "`{\"error\": {\"code\", \"message\"}}`: `code` is stable (`HttpErrorCode`), "
+                "`message` is for people."
+            ),
+            "license": {"name": "MIT", "identifier": "MIT"},
+        },
+        "servers": [
+            {"url": "/", "description": "The server serving this document."},
+            {"url": "http://localhost:8000", "description": "`python -m server` (default)."},
+        ],
+        "tags": [
+            {"name": "rooms", "description": "Rooms (the game is played over `/ws`)."},
+            {"name": "operations", "description": "Health, readiness, metrics."},
+        ],
+        "paths": paths,
+        "components": {
+            "schemas": component_schemas(),
+            "responses": {name: _error_response(name) for name in ERRORS},
+        },
+    }
+
+
+@cache
+def document() -> dict[str, Any]:
+    """:func:`build_document`, built once per process (``GET /openapi.json``; do not
+    mutate)."""
+    return build_document()
+
+
+def render() -> str:
+    """The document file's exact text."""
+    return json.dumps(build_document(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: write the document, or with ``--check`` compare it. Returns exit code."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the file is out of date")
+    parser.add_argument("--output", type=Path, default=OPENAPI_PATH)
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
+        if current != text:
+            sys.stderr.write(f"{args.output} is out of date; run python -m protocol.openapi\n")
+            return 1
+        return 0
+    args.output.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""docs/protocol.md, "Fine points", is what a real server does.
+
+Raw WebSocket frames against a server on a loopback port (in-memory store):
+
+* a malformed ``act`` gets exactly the one answer the list gives for its case;
+* a connection's requests are answered in order, and ``error.ref`` names the request;
+* the version that fills the last seat starts the game: the others get it as an update,
+  the joiner as a snapshot whose ``missed`` holds it and whose ``history_from`` is it;
+* ``set_computer`` has no answer of its own: the update with the seats, or an ``error``
+  with ``ref``;
+* a ``join`` that fails has left the room the connection followed;
+* a handshake offering only unknown subprotocols is refused with HTTP 403;
+* after a restart of an in-memory server, rooms and tokens are unknown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidStatus
+
+from protocol.messages import SERVER_ADAPTER
+
+
+class Raw:
+    """A JSON connection that sends and reads raw frames, checking each against the
+    models."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+
+    @classmethod
+    async def open(cls, url: str, name: str | None = "Ann", token: str | None = None) -> Raw:
+        raw = cls(await connect(url, subprotocols=["cribbage.v1.json"]))
+        if name is not None:
+            hello: dict[str, Any] = {"type": "hello", "name": name}
+            if token:
+                hello["token"] = token
+            await raw.send(hello)
+            raw.welcome = await raw.expect("welcome")
+        return raw
+
+    async def send(self, message: dict[str, Any] | str) -> None:
+        await self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    async def next(self, skip: tuple[str, ...] = ("presence",)) -> dict[str, Any]:
+        while True:
+            frame = json.loads(await asyncio.wait_for(self.ws.recv(), 10))
+            SERVER_ADAPTER.validate_python(frame)
+            if frame["type"] not in skip:
+                return frame
+
+    async def expect(self, kind: str) -> dict[str, Any]:
+        frame = await self.next()
+        assert frame["type"] == kind, frame
+        return frame
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+@pytest.fixture
+def mem_server(make_server):
+    return make_server(redis=False, bot_delay_seconds=0.0)
+
+
+PLAY = {"type": "play", "card": "5H"}
+
+
+async def test_each_malformed_act_gets_its_one_answer(mem_server):
+    cases: list[tuple[Any, dict[str, Any]]] = [
+        ("not json", {"type": "error", "code": "bad_frame", "ref": None}),
+        ({"type": "act", "action_id": "a1", "action": {"type": "fly"}},
+         {"type": "reject", "code": "bad_action", "action_id": "a1"}),
+        ({"type": "act", "action_id": "a2", "action": {"type": "play"}},
+         {"type": "reject", "code": "bad_action", "action_id": "a2"}),
+        ({"type": "act", "action_id": "a3", "action": PLAY, "extra": 1},
+         {"type": "reject", "code": "bad_action", "action_id": "a3"}),
+        ({"type": "act", "action_id": "a 4", "action": PLAY},
+         {"type": "reject", "code": "bad_action", "action_id": "a 4"}),
+        ({"type": "act", "action_id": "a5"},
+         {"type": "reject", "code": "bad_action", "action_id": "a5"}),
+        ({"type": "act", "action": PLAY}, {"type": "error", "code": "bad_message", "ref": "act"}),
+        ({"type": "act", "action_id": 6, "action": PLAY},
+         {"type": "error", "code": "bad_message", "ref": "act"}),
+        ({"type": "act", "action_id": "", "action": PLAY},
+         {"type": "error", "code": "bad_message", "ref": "act"}),
+        ({"type": "act", "action_id": "x" * 65, "action": PLAY},
+         {"type": "error", "code": "bad_message", "ref": "act"}),
+        ({"type": "act", "action_id": "a7", "action": PLAY},
+         {"type": "reject", "code": "not_seated", "action_id": "a7"}),
+        ({"type": 5}, {"type": "error", "code": "bad_message", "ref": None}),
+        ({"type": "x" * 33}, {"type": "error", "code": "bad_message", "ref": None}),
+    ]
+    conn = await Raw.open(mem_server.ws)
+    try:
+        for frame, answer in cases:
+            await conn.send(frame)
+            got = await conn.next()
+            assert {k: got.get(k) for k in answer} == answer, (frame, got)
+        # a well-formed act before hello
+        fresh = await Raw.open(mem_server.ws, name=None)
+        await fresh.send({"type": "act", "action_id": "b1", "action": PLAY})
+        got = await fresh.next()
+        assert (got["type"], got["code"], got["ref"]) == ("error", "hello_required", "act")
+        # a malformed one before hello: decoding comes first
+        await fresh.send({"type": "act", "action_id": "b2", "action": {"type": "fly"}})
+        got = await fresh.next()
+        assert (got["type"], got["code"], got["action_id"]) == ("reject", "bad_action", "b2")
+        await fresh.close()
+    finally:
+        await conn.close()
+
+
+async def test_answers_come_in_request_order_with_ref(mem_server):
+    conn = await Raw.open(mem_server.ws)
+    try:
+        burst = [
+            {"type": "ping", "nonce": 1},
+            {"type": "resync"},
+            "[1]",
+            {"type": "join", "room": "nosuchroom", "seat": 0},
+            {"type": "leave"},
+            {"type": "hint"},
+            {"type": "ping", "nonce": 2},
+        ]
+        for frame in burst:
+            await conn.send(frame)
+        got = [await conn.next() for _ in burst]
+        assert [(f["type"], f.get("code"), f.get("ref")) for f in got] == [
+            ("pong", None, None),
+            ("error", "not_joined", "resync"),
+            ("error", "bad_frame", None),
+            ("error", "room_not_found", "join"),
+            ("error", "not_joined", "leave"),
+            ("error", "not_seated", "hint"),
+            ("pong", None, None),
+        ]
+        assert (got[0]["nonce"], got[-1]["nonce"]) == (1, 2)
+    finally:
+        await conn.close()
+
+
+async def test_the_last_seat_taken_starts_the_game_in_its_version(mem_server):
+    ann = await Raw.open(mem_server.ws, "Ann")
+    bob = await Raw.open(mem_server.ws, "Bob")
+    try:
+        await ann.send({"type": "create_room", "options": {"players": 2, "target": 61}})
+        room = (await ann.expect("room_created"))["room"]
+        await ann.send({"type": "join", "room": room, "seat": 0})
+        waiting = await ann.expect("snapshot")
+        assert waiting["view"] is None and "history_from" not in waiting
+        await bob.send({"type": "join", "room": room, "seat": 1})
+        snap = await bob.expect("snapshot")
+        update = await ann.expect("update")
+        version = update["version"]
+        assert snap["version"] == version == waiting["version"] + 1
+        kinds = ["seat_taken", "game_start", "cut_for_deal", "deal"]
+        assert [e["type"] for e in update["events"]] == kinds
+        assert update["seats"] is not None
+        [patch] = update["patch"]
+        assert (patch["op"], patch["path"]) == ("replace", "")
+        assert snap["history_from"] == version
+        [missed] = snap["missed"]
+        assert missed["version"] == version
+        assert [e["type"] for e in missed["events"]] == kinds
+        deal = missed["events"][-1]
+        assert list(deal["hands"]) == ["1"] and deal["hands"]["1"] == snap["view"]["hand"]
+        assert [e["type"] for e in missed["events"]] == [e["type"] for e in update["events"]]
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_set_computer_has_no_answer_of_its_own(mem_server):
+    ann = await Raw.open(mem_server.ws, "Ann")
+    try:
+        await ann.send({"type": "create_room", "options": {"players": 3}})
+        created = await ann.expect("room_created")
+        room, creator = created["room"], created["creator_token"]
+        await ann.send({"type": "join", "room": room, "seat": 0})
+        await ann.expect("snapshot")
+        await ann.send({"type": "set_computer", "seat": 1, "level": "easy",
+                        "creator_token": creator})
+        await ann.send({"type": "ping", "nonce": "after"})
+        update = await ann.expect("update")
+        assert update["seats"][1]["kind"] == "computer"
+        assert update["events"][0]["type"] == "seat_taken"
+        assert (await ann.expect("pong"))["nonce"] == "after"  # nothing else in between
+        await ann.send({"type": "set_computer", "seat": 1, "creator_token": creator})
+        got = await ann.expect("error")
+        assert (got["code"], got["ref"]) == ("seat_taken", "set_computer")
+        await ann.send({"type": "set_computer", "seat": 2,
+                        "creator_token": ann.welcome["player_token"]})
+        got = await ann.expect("error")
+        assert (got["code"], got["ref"]) == ("bad_token", "set_computer")
+    finally:
+        await ann.close()
+
+
+async def test_a_failed_join_leaves_the_room_followed(mem_server):
+    ann = await Raw.open(mem_server.ws, "Ann")
+    try:
+        await ann.send({"type": "create_room", "options": {"players": 2}})
+        room = (await ann.expect("room_created"))["room"]
+        await ann.send({"type": "join", "room": room, "seat": 0})
+        await ann.expect("snapshot")
+        await ann.send({"type": "join", "room": "nosuchroom", "seat": 0})
+        assert (await ann.expect("error"))["code"] == "room_not_found"
+        await ann.send({"type": "resync"})
+        got = await ann.expect("error")
+        assert (got["code"], got["ref"]) == ("not_joined", "resync")
+    finally:
+        await ann.close()
+
+
+async def test_unknown_subprotocols_are_refused_with_403(mem_server):
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(mem_server.ws, subprotocols=["cribbage.v9.json"])
+    assert refused.value.response.status_code == 403
+    ok = await connect(mem_server.ws, subprotocols=["cribbage.v9.json", "cribbage.v1.msgpack"])
+    assert ok.subprotocol == "cribbage.v1.msgpack"
+    await ok.close()
+
+
+async def test_an_in_memory_restart_forgets_rooms_and_tokens(make_server):
+    first = make_server(redis=False)
+    ann = await Raw.open(first.ws, "Ann")
+    token = ann.welcome["player_token"]
+    await ann.send({"type": "create_room", "options": {"players": 2}})
+    room = (await ann.expect("room_created"))["room"]
+    await ann.send({"type": "join", "room": room, "seat": 0})
+    await ann.expect("snapshot")
+    await ann.close()
+    first.stop()
+
+    second = make_server(redis=False)
+    back = await Raw.open(second.ws, "Ann", token=token)
+    try:
+        assert back.welcome["player_token"] != token
+        await back.send({"type": "join", "room": room, "seat": 0, "token": token})
+        assert (await back.expect("error"))["code"] == "bad_token"
+        await back.send({"type": "join", "room": room, "seat": 0})
+        assert (await back.expect("error"))["code"] == "room_not_found"
+    finally:
+        await back.close()
