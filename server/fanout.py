@@ -46,9 +46,11 @@ behind; the store is not asked for thousands of logs at the same moment)."""
 class LocalRoom:
     """The sessions of one room in this process, and the room's recent versions."""
 
-    KEEP_VERSIONS = 4
-    """Versions kept per room: enough for a session a few updates behind to be sent them
-    one by one; fewer long-lived objects keep the garbage collector's full passes short."""
+    KEEP_VERSIONS = 2
+    """Versions kept per room: the newest, and the one before (its state and views let the
+    newest share their unchanged parts). A session further behind gets a snapshot. Few
+    long-lived objects per room keep the garbage collector's full passes short
+    (docs/performance.md)."""
 
     def __init__(self, room_id: str) -> None:
         self.room_id = room_id
@@ -80,6 +82,7 @@ class LocalRoom:
             prev = self.versions.get(record.version - 1)
             if prev is not None:
                 prev.previous = None
+                prev.retire()
                 data.previous = prev
             while len(self.versions) > self.KEEP_VERSIONS:
                 self.versions.popitem(last=False)

@@ -105,18 +105,6 @@ class Session:
         self._buffer: list[VersionData] = []
         self._progress = asyncio.Event()
         self._queue: asyncio.Queue[str | bytes | None] = asyncio.Queue()
-        self._handlers: dict[str, Callable[[Any], Awaitable[None]]] = {
-            "ping": self._ping,
-            "hello": self._hello,
-            "create_room": self._create_room,
-            "set_computer": self._set_computer,
-            "hint": self._hint,
-            "join": self._join,
-            "act": self._act,
-            "resync": self._resync,
-            "history": self._history,
-            "leave": self._leave,
-        }
 
     # -- outgoing ------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
@@ -209,7 +197,7 @@ class Session:
             self.error("hello_required", "say hello first", kind)
             return
         try:
-            await self._handlers[kind](message)
+            await HANDLERS[kind](self, message)
         except RoomError as exc:
             self.error(exc.code, exc.message, kind)
         except OutcomeUnknown:
@@ -511,3 +499,18 @@ class Session:
         """A seat's presence changed: forward it."""
         if not self._joining:
             self.send(frame)
+
+
+HANDLERS: dict[str, Callable[[Session, Any], Awaitable[None]]] = {
+    "ping": Session._ping,
+    "hello": Session._hello,
+    "create_room": Session._create_room,
+    "set_computer": Session._set_computer,
+    "hint": Session._hint,
+    "join": Session._join,
+    "act": Session._act,
+    "resync": Session._resync,
+    "history": Session._history,
+    "leave": Session._leave,
+}
+"""The handler of each client message type (one table for every session)."""

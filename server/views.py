@@ -109,6 +109,13 @@ class VersionData:
                 self._views[seat] = {**base, "turn_clock": turn_clock(self.record)}
         return self._views[seat]
 
+    def retire(self) -> None:
+        """A newer version arrived: drop what only this version's own frames need (the
+        wire views and redacted events, rebuilt on demand if a late session asks), keeping
+        the state and engine views the next version's views are computed from."""
+        self._views.clear()
+        self._events.clear()
+
     def events_for(self, seat: int | None) -> list[dict[str, Any]]:
         """The events as ``seat`` may see them."""
         if seat not in self._events:

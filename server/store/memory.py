@@ -4,9 +4,10 @@ Everything lives in dicts of this process; each operation runs without awaiting 
 so it is atomic with respect to the event loop, and it keeps the same contract as the Redis
 store (exactly-once keys with digests, presence per owner, deadlines written with the
 commit, leases). It keeps the committed objects themselves — records (immutable), the
-committed engine state, log entries and events — and hands them to readers and listeners
-without copying or encoding them: nothing in the server mutates them (the engine never
-mutates a state it is given), and that makes this store cheaper than Redis per action.
+committed engine state and events — and hands them to readers and listeners without
+copying or encoding them (only the log is kept encoded): nothing in the server mutates
+them (the engine never mutates a state it is given), and that makes this store cheaper
+than Redis per action.
 Rooms expire after the TTL without writes: :meth:`MemoryStore.purge` drops
 them (the app runs it periodically) and a read of an expired room finds nothing. Deadlines
 are a heap (with a dict of the live ones: a popped heap entry that no longer matches is a
@@ -21,6 +22,8 @@ import heapq
 import time
 from collections.abc import Callable
 from typing import Any
+
+from protocol import jsontext
 
 from ..broker import MemoryBroker
 from .base import (
@@ -45,7 +48,7 @@ class _Room:
         self.record = record
         self.version = record.version
         self.actions: dict[str, str] = {}
-        self.log: list[dict[str, Any]] = []
+        self.log: list[tuple[int, bytes]] = []
         self.presence: dict[tuple[int, str], int] = {}
         self.expires = expires
 
@@ -166,7 +169,9 @@ class MemoryStore(RoomStore):
             room.actions[commit.action_key] = (
                 f"{version}|{commit.action_digest}|{commit.action_game}"
             )
-        room.log.append({"v": version, **commit.log_entry})
+        # Kept encoded: thousands of entries per room as Python objects would make every
+        # full pass of the garbage collector long (docs/performance.md).
+        room.log.append((version, jsontext.dumps_bytes(commit.log_entry)))
         if len(room.log) > self.log_limit:
             del room.log[: len(room.log) - self.log_limit]
         room.expires = self._clock() + self.ttl
@@ -194,8 +199,10 @@ class MemoryStore(RoomStore):
         room = self._get(room_id)
         if room is None:
             return []
-        out = [e for e in room.log if e["v"] > after]
-        return out if limit is None else out[:limit]
+        entries = [e for e in room.log if e[0] > after]
+        if limit is not None:
+            entries = entries[:limit]
+        return [{"v": v, **jsontext.loads(data)} for v, data in entries]
 
     # -- presence -------------------------------------------------------------------------
     async def set_presence(
