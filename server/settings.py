@@ -64,6 +64,14 @@ class Settings(BaseSettings):
     purge_interval_seconds: float = Field(
         60.0, gt=0, description="how often the in-memory store drops expired rooms"
     )
+    gc_freeze: bool = Field(
+        True, description="move long-lived objects out of the garbage collector's full "
+        "passes at every upkeep beat (server.upkeep.tend_gc); false: Python's defaults"
+    )
+    gc_full_pass_seconds: float = Field(
+        1800.0, gt=0, description="how often the complete garbage-collector pass runs "
+        "(over everything, frozen objects included) when gc_freeze is on"
+    )
     turn_timeouts_before_standin: int = Field(
         3, ge=0, description="turn-clock timeouts in a row after which a standard computer "
         "stands in for a connected player (0: never)"
