@@ -22,8 +22,8 @@ also ``app.state.services`` for tests).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import gc
 import hashlib
 import json
 import logging
@@ -54,6 +54,7 @@ from . import frames
 from .broker import Broker, MemoryBroker, RedisBroker
 from .computer_seats import ComputerSeats, DecideFn
 from .fanout import LocalRooms
+from .gcpolicy import GcPolicy
 from .metrics import CONTENT_TYPE, Metrics
 from .presence import Presence
 from .rooms import GameFactory, RoomError, RoomService
@@ -143,17 +144,17 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     rooms = LocalRooms(broker, service)
     presence = Presence(store, service, settings)
     service.presence = presence
+    gc_policy = GcPolicy(asyncio.get_running_loop()) if settings.gc_freeze else None
     services = Services(
         settings=settings, store=store, broker=broker, service=service, rooms=rooms,
         presence=presence, sweeper=sweeper,
         computers=ComputerSeats(service, sweeper, config.decide),
-        upkeep=Upkeep(store, presence, rooms, settings),
+        upkeep=Upkeep(store, presence, rooms, settings, gc_policy),
     )
     services.metrics = Metrics(services)
     app.state.services = services
-    # Everything made so far (modules, models, schemas) lives as long as the process: keep
-    # it out of the cyclic collector's full passes, which then walk only what games make.
-    gc.freeze()
+    if gc_policy is not None:
+        gc_policy.start()
     await presence.start()
     sweeper.start()
     services.upkeep.start()
@@ -161,6 +162,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     try:
         yield {"services": services}
     finally:
+        if gc_policy is not None:
+            gc_policy.stop()
         await services.metrics.stop()
         await services.upkeep.stop()
         await sweeper.stop()

@@ -65,8 +65,9 @@ class Settings(BaseSettings):
         60.0, gt=0, description="how often the in-memory store drops expired rooms"
     )
     gc_freeze: bool = Field(
-        True, description="move long-lived objects out of the garbage collector's full "
-        "passes at every upkeep beat (server.upkeep.tend_gc); false: Python's defaults"
+        True, description="move the survivors of the garbage collector's young passes out "
+        "of its sight, so no pass walks the rooms' long-lived objects (server.gcpolicy); "
+        "false: Python's defaults"
     )
     gc_full_pass_seconds: float = Field(
         1800.0, gt=0, description="how often the complete garbage-collector pass runs "

@@ -7,11 +7,8 @@ Every third of ``presence_lease_seconds`` (2 s by default):
 * every ``catchup_interval_seconds``, read the versions of the rooms this process follows
   and catch up any it is behind on (``server.fanout.LocalRooms.check_versions``);
 * every ``purge_interval_seconds``, drop expired rooms of the in-memory store;
-* keep the garbage collector's full passes short (:func:`tend_gc`): collect the young
-  generations and move the survivors — rooms' records, states and views, which live for a
-  whole game — out of the collector's sight (``gc.freeze``); once every
-  ``gc_full_pass_seconds`` bring everything back and collect it all, so no reference
-  cycle is kept for long.
+* every ``gc_full_pass_seconds``, the garbage collector's complete pass
+  (``server.gcpolicy``).
 
 Store failures are not logged here (the store's health logs one line per outage); the loop
 simply tries again at the next beat.
@@ -21,40 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import time
 
 from .fanout import LocalRooms
+from .gcpolicy import GcPolicy
 from .presence import Presence
 from .settings import Settings
 from .store.base import RoomStore, StoreError
 
 log = logging.getLogger(__name__)
-
-
-def tend_gc(full: bool = False) -> None:
-    """Keep the cyclic garbage collector's full passes short.
-
-    A full pass walks every container object the process holds; a server holding hundreds
-    of rooms holds hundreds of thousands, so each pass stopped the event loop for hundreds
-    of milliseconds (docs/performance.md). Most of them are long-lived (a room's record,
-    state and views last a game) and acyclic; the few reference cycles are short-lived.
-    So: collect the young generations (which frees the cycles that died young), then move
-    every survivor to the permanent generation (``gc.freeze``), where full passes do not
-    look. Frozen objects are still freed by reference counting as usual; only a cycle that
-    dies after being frozen waits for the next ``full`` call, which unfreezes everything
-    and collects it all.
-
-    Args:
-        full: also do the rare complete pass (unfreeze, collect every generation).
-    """
-    if full:
-        gc.unfreeze()
-        gc.collect()
-    else:
-        gc.collect(1)
-    gc.freeze()
 
 
 class Upkeep:
@@ -65,11 +38,14 @@ class Upkeep:
         presence: this process's presence.
         rooms: this process's fan-out.
         settings: intervals.
+        gc: the process's garbage-collector policy (None: Python's defaults).
     """
 
     def __init__(
-        self, store: RoomStore, presence: Presence, rooms: LocalRooms, settings: Settings
+        self, store: RoomStore, presence: Presence, rooms: LocalRooms, settings: Settings,
+        gc: GcPolicy | None = None,
     ) -> None:
+        self.gc = gc
         self.store = store
         self.presence = presence
         self.rooms = rooms
@@ -99,9 +75,10 @@ class Upkeep:
         every = max(1, round(self.settings.purge_interval_seconds / self.interval))
         if purge is not None and self.beats % every == 0:
             purge()
-        if self.settings.gc_freeze:
+        if self.gc is not None:
             every = max(1, round(self.settings.gc_full_pass_seconds / self.interval))
-            tend_gc(full=self.beats % every == 0)
+            if self.beats % every == 0:
+                self.gc.full_pass()
 
     async def run(self) -> None:
         """Beat until :meth:`stop`."""
