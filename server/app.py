@@ -22,7 +22,6 @@ also ``app.state.services`` for tests).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -144,7 +143,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     rooms = LocalRooms(broker, service)
     presence = Presence(store, service, settings)
     service.presence = presence
-    gc_policy = GcPolicy(asyncio.get_running_loop()) if settings.gc_freeze else None
+    gc_policy = GcPolicy(settings.gc_young_interval_seconds) if settings.gc_freeze else None
     services = Services(
         settings=settings, store=store, broker=broker, service=service, rooms=rooms,
         presence=presence, sweeper=sweeper,
@@ -163,7 +162,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         yield {"services": services}
     finally:
         if gc_policy is not None:
-            gc_policy.stop()
+            await gc_policy.stop()
         await services.metrics.stop()
         await services.upkeep.stop()
         await sweeper.stop()

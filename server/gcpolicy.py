@@ -1,18 +1,22 @@
 """The garbage collector, tuned for a server that holds many long-lived rooms.
 
-CPython's cyclic collector promotes objects that survive young collections and, every so
-often, walks *all* of them in a full pass. A server with hundreds of rooms holds hundreds
-of thousands of container objects — each room's record, game state and views, which live
-for a whole game and hold no reference cycles — so every full pass stopped the event loop
-for hundreds of milliseconds, and a young pass over what piled up between passes for tens
-(docs/performance.md, "Where the tail came from").
+What was wrong (docs/performance.md, "Where the tail came from"): CPython's cyclic
+collector walks every container object in a full pass, and a server with hundreds of rooms
+holds hundreds of thousands of them — each room's record, game state and views, which live
+for a whole game — so full passes stopped the event loop for hundreds of milliseconds.
+Freezing those objects (``gc.freeze``) keeps full passes away, but young passes then grew
+long too: CPython starts a young pass when *allocations minus deallocations* pass a
+threshold, and a server that replaces each room's objects with new ones at every action
+frees about as many objects as it makes, so the young generation filled with tens of
+thousands of live objects between passes (tens of milliseconds each).
 
-:class:`GcPolicy` moves what survives young collections out of the collector's sight:
-after each collection of the middle generation it schedules ``gc.freeze()`` on the event
-loop, so the middle and old generations never grow large and every pass stays short.
-Frozen objects are still freed by reference counting, as usual; only a reference cycle
-that dies after being frozen waits — for the complete pass that :meth:`GcPolicy.full_pass`
-makes every ``gc_full_pass_seconds`` (unfreeze, collect everything, freeze again).
+So :class:`GcPolicy` runs the collector on a clock instead of on allocation counts: the
+automatic collector is off; every ``gc_young_interval_seconds`` (50 ms) it collects the
+young generations — what was made in those 50 ms, a few milliseconds of work at most — and
+freezes the survivors, out of every later pass's sight. Frozen objects are still freed by
+reference counting, as usual; only a reference cycle that dies after being frozen waits,
+for the complete pass made every ``gc_full_pass_seconds`` (unfreeze, collect everything,
+freeze again; counted in ``/metrics``).
 """
 
 from __future__ import annotations
@@ -20,41 +24,46 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from typing import Any
+
+_active = 0
+"""Policies running in this process (the collector is switched back on when none is)."""
 
 
 class GcPolicy:
-    """Freezes the survivors of young collections; runs the rare complete pass.
+    """Young collections on a clock, survivors frozen; the rare complete pass.
 
     Args:
-        loop: the event loop the freeze is scheduled on.
+        interval: seconds between young collections.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.freezes = 0
-        """Freezes done since start."""
+    def __init__(self, interval: float = 0.05) -> None:
+        self.interval = interval
+        self.young_passes = 0
+        """Young collections done since start."""
         self.full_passes = 0
         """Complete passes done since start."""
-        self._pending = False
-
-    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
-        # Runs inside the collector: only schedule (the freeze runs once it has finished).
-        if phase == "stop" and info.get("generation", 0) >= 1 and not self._pending:
-            self._pending = True
-            self.loop.call_soon(self._freeze)
-
-    def _freeze(self) -> None:
-        self._pending = False
-        gc.freeze()
-        self.freezes += 1
+        self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        """Freeze what exists now (modules, models, start-up state) and from now on the
-        survivors of every middle-generation collection."""
+        """Collect and freeze what exists now (modules, models, start-up state), switch
+        the automatic collector off and start the clock."""
+        global _active
         gc.collect()
         gc.freeze()
-        gc.callbacks.append(self._on_gc)
+        gc.disable()
+        _active += 1
+        self._task = asyncio.create_task(self._run(), name="gc-policy")
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            self.young_pass()
+
+    def young_pass(self) -> None:
+        """Collect the young generations, then freeze what survived."""
+        gc.collect(1)
+        gc.freeze()
+        self.young_passes += 1
 
     def full_pass(self) -> None:
         """The rare complete pass: unfreeze, collect every generation, freeze again."""
@@ -63,7 +72,14 @@ class GcPolicy:
         gc.freeze()
         self.full_passes += 1
 
-    def stop(self) -> None:
-        """Stop freezing (what is frozen stays frozen)."""
-        with contextlib.suppress(ValueError):
-            gc.callbacks.remove(self._on_gc)
+    async def stop(self) -> None:
+        """Stop the clock; the automatic collector is back when no policy runs."""
+        global _active
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+            _active -= 1
+            if _active == 0:
+                gc.enable()

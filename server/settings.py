@@ -65,9 +65,12 @@ class Settings(BaseSettings):
         60.0, gt=0, description="how often the in-memory store drops expired rooms"
     )
     gc_freeze: bool = Field(
-        True, description="move the survivors of the garbage collector's young passes out "
-        "of its sight, so no pass walks the rooms' long-lived objects (server.gcpolicy); "
+        True, description="run the garbage collector on a clock and freeze what survives "
+        "its young passes, so no pass walks the rooms' long-lived objects (server.gcpolicy); "
         "false: Python's defaults"
+    )
+    gc_young_interval_seconds: float = Field(
+        0.05, gt=0, description="seconds between the collector's young passes (gc_freeze)"
     )
     gc_full_pass_seconds: float = Field(
         1800.0, gt=0, description="how often the complete garbage-collector pass runs "
