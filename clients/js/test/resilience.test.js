@@ -139,6 +139,8 @@ test("a version gap, a patch that does not apply and a missed last update are re
     assert.equal(host.view.count, guest.view.count);
 
     // 3. A missed last update: nothing follows it, so only the pong's version tells.
+    //    (The watcher must have v5 first, or the drop would take v5 and v6 would show a gap.)
+    await waitFor(watcher, (c) => c.version === 5, "the watcher at v5");
     watchHooks.mode = "drop";
     const resync = nextEvent(watcher, "resync");
     await oneMove([host, guest], random);
