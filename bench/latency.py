@@ -152,6 +152,20 @@ def proc_cpu(pid: int | None) -> float | None:
         return None
 
 
+def proc_rss(pid: int | None) -> int | None:
+    """Resident set size of a process, bytes (``VmRSS`` in ``/proc/<pid>/status``)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
 def machine_busy() -> float:
     """Busy CPU seconds of the whole machine (all cores), from /proc/stat."""
     fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
@@ -199,6 +213,9 @@ class Runner:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CRIBBAGE_")}
         env["PYTHONPATH"] = os.pathsep.join(
             [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
+        for item in self.args.server_env:
+            key, _, value = item.partition("=")
+            env[key] = value
         return env
 
     async def start_server(self, variant: str, prefix: str, redis_url: str | None = None
@@ -433,6 +450,7 @@ class Bench:
             "redis": proc_cpu(self.redis_pid),
             "main": self_cpu(),
             "machine": machine_busy(),
+            "server_rss": proc_rss(server_pid),
         }
 
     async def phase(self, variant: str, mode: str, rooms: int, warmup: float, seconds: float,
@@ -638,6 +656,10 @@ class Bench:
             "games_finished": sum(r["games_finished"] for r in results),
             "missed_ticks": sum(r["missed_ticks"] for r in results),
             "snapshots": sum(r["snapshots"] for r in results),
+            "server_rss_mib": (s1.get("server_rss") or 0) / 2**20 or None,
+            "server_rss_growth_mib": (
+                (s1["server_rss"] - s0["server_rss"]) / 2**20
+                if s0.get("server_rss") and s1.get("server_rss") else None),
             "errors": errors,
             "rejects": rejects,
         })
@@ -768,6 +790,9 @@ def one_line(res: dict) -> str:
     s += (f" ms ({res.get('plays_timed', 0)} plays); server {fmt(res.get('server_cpu'), '.0%')} "
           f"of a core, {fmt(res.get('server_cpu_us_per_action'), ',.0f')} µs/action; client "
           f"{fmt(res.get('client_cpu'), '.0%')}; others {fmt(res.get('others_cpu'), '.0%')}")
+    if res.get("server_rss_mib"):
+        s += (f"; server RSS {res['server_rss_mib']:.0f} MiB "
+              f"({res.get('server_rss_growth_mib') or 0:+.1f} in the window)")
     if errs or res.get("rejects"):
         s += f"; errors {res.get('errors')}, rejects {res.get('rejects')}"
     if res.get("missed_ticks"):
@@ -1037,6 +1062,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="seconds to wait before running a busy phase again")
     p.add_argument("--max-minutes", type=float, default=150.0, help="hard stop for the run")
     p.add_argument("--json", type=Path, default=None, help="also write everything here")
+    p.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
+                   help="set a variable in the servers' environment (after CRIBBAGE_* are "
+                   "removed), e.g. CRIBBAGE_GC_FULL_PASS_SECONDS=60; repeatable")
     p.add_argument("--keep-logs", action="store_true",
                    help="keep the servers' and clients' logs (kept anyway when a phase fails)")
     args = p.parse_args(argv)
