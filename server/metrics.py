@@ -13,7 +13,7 @@ Metrics (all prefixed ``cribbage_``): ``connections`` and ``rooms_followed`` (ga
 ``deadlines_retried_total`` and ``deadline_lateness_seconds{stat}`` (mean and max of the
 last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_total``;
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
-is a 0.25 s timer). docs/performance.md lists them with their meanings.
+is a 0.25 s timer); ``gc_collected_objects_total{generation}``. docs/performance.md lists them with their meanings.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Histogram, generate_latest
+from prometheus_client import Counter as PromCounter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -70,6 +71,11 @@ class Metrics:
             ["generation"], buckets=(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5),
             registry=self.registry,
         )
+        self.gc_collected = PromCounter(
+            "cribbage_gc_collected_objects", "Objects the garbage collector freed (cycles), "
+            "by generation; with gc_freeze, generation 2 is the complete pass",
+            ["generation"], registry=self.registry,
+        )
         self.loop_lag = Histogram(
             "cribbage_event_loop_lag_seconds", "How late the event loop woke a timer, seconds",
             buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1),
@@ -88,9 +94,9 @@ class Metrics:
         if phase == "start":
             self._gc_started = time.perf_counter()
         elif self._gc_started:
-            self.gc_pause.labels(str(info.get("generation"))).observe(
-                time.perf_counter() - self._gc_started
-            )
+            generation = str(info.get("generation"))
+            self.gc_pause.labels(generation).observe(time.perf_counter() - self._gc_started)
+            self.gc_collected.labels(generation).inc(info.get("collected", 0))
             self._gc_started = 0.0
 
     async def _probe_lag(self) -> None:
