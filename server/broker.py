@@ -488,8 +488,11 @@ class ShardedRedisBroker(Broker):
         if self._shards.get(shard.name) is shard:
             del self._shards[shard.name]
         moved = [c for c in shard.channels if self._shard_of.get(c) is shard]
-        log.warning("pub/sub connection to shard %s lost (%s); resubscribing %d rooms",
-                    shard.name, exc, len(moved))
+        # One warning per working connection lost; retries on a node that is still down
+        # (the slot map not yet showing the failover) only at debug level.
+        log.log(logging.WARNING if shard.task is not None else logging.DEBUG,
+                "pub/sub connection to shard %s lost (%s); resubscribing %d rooms",
+                shard.name, exc, len(moved))
         for channel in moved:
             self._shard_of.pop(channel, None)
             if channel in self._rooms_by_channel:

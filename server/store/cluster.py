@@ -176,7 +176,7 @@ class ClusterRedisStore(RedisStore):
         """Note a failure of ``node`` (or of the node the client library names on the
         error) and refresh the slot map in the background."""
         node = node or getattr(exc, "connection", None)
-        name = node.name if isinstance(node, ClusterNode) else "?"
+        name = node.name if isinstance(node, ClusterNode) else None
         self.health.failed(exc, name)
         if isinstance(node, ClusterNode):
             with contextlib.suppress(Exception):
@@ -207,7 +207,7 @@ class ClusterRedisStore(RedisStore):
         try:
             await self.redis.initialize()
         except (TimeoutError, RedisError, OSError) as exc:
-            self.health.failed(exc, "startup")
+            self.health.failed(exc)
             raise StoreUnavailable(f"no node of the cluster answers: {exc}") from exc
 
     async def _read(self, call: Callable[[], Awaitable[_T]]) -> _T:

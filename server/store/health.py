@@ -72,9 +72,21 @@ class ShardHealth(StoreHealth):
         self.down_nodes: dict[str, tuple[float, int]] = {}
         """Node name -> (when its outage began, calls failed since)."""
 
-    def failed(self, exc: BaseException, node: str = "?") -> None:  # type: ignore[override]
-        """A call to ``node`` failed with ``exc``."""
+    UNKNOWN_LOG_SECONDS = 5.0
+    """Least time between two log lines about failures of calls whose node is unknown."""
+
+    def failed(self, exc: BaseException, node: str | None = None) -> None:  # type: ignore[override]
+        """A call to ``node`` failed with ``exc``. A failure whose node is not known (a
+        pipelined read the client library does not name a node for) is counted and logged
+        at most every :data:`UNKNOWN_LOG_SECONDS`, but starts no outage: the writes, whose
+        node is always known, do."""
         self.failures += 1
+        if node is None:
+            now = self._clock()
+            if now - getattr(self, "_unknown_logged", -1e9) >= self.UNKNOWN_LOG_SECONDS:
+                self._unknown_logged = now
+                log.warning("%s call failed: %s: %s", self.name, type(exc).__name__, exc)
+            return
         since, count = self.down_nodes.get(node, (self._clock(), 0))
         if count == 0:
             log.warning("%s node %s unavailable: %s: %s", self.name, node,
