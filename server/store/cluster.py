@@ -27,8 +27,8 @@ comes once the shard's replica has the change. If the primary dies before that, 
 is lost and the caller gets :class:`OutcomeUnknown` (the client repeats the action id and
 learns the truth from the promoted replica). If the wait times out (the replica is down or
 far behind), the change is acknowledged anyway and counted in ``unreplicated``: a shard
-whose replica does not answer has no replica to promote either, so availability is kept.
-A slot the last topology refresh showed without any replica is not waited for.
+whose replica does not answer has no replica to promote either, so availability is kept;
+such a primary is not waited for during the next :data:`LONE_SECONDS`.
 
 Errors: a ``MOVED`` answer (the slot moved, e.g. after a failover) updates the slot map and
 the script is sent to the new primary (it was not run); ``ASK`` is followed once;
@@ -70,6 +70,10 @@ _T = TypeVar("_T")
 
 MAX_REDIRECTS = 5
 """``MOVED``/``ASK``/``NOSCRIPT`` answers followed for one write before giving up."""
+
+LONE_SECONDS = 5.0
+"""A primary whose replica did not confirm a change in time is not waited for again for
+this long (a shard without a working replica must not pay the wait on every change)."""
 
 REFRESH_MIN_SECONDS = 0.2
 """Least time between two background refreshes of the slot map."""
@@ -149,6 +153,9 @@ class ClusterRedisStore(RedisStore):
         ]
         self.unreplicated = 0
         """Room changes acknowledged although no replica confirmed them in time."""
+        self._lone: dict[str, float] = {}
+        """Primary -> until when (monotonic) it is not waited for (its replica did not
+        confirm in time)."""
         self._refreshing: asyncio.Task[None] | None = None
         self._refreshed_at = 0.0
 
@@ -241,7 +248,8 @@ class ClusterRedisStore(RedisStore):
             except SlotNotCoveredError as exc:
                 await self._failed(exc)
                 raise StoreUnavailable(str(exc)) from exc
-            wait = durable and self.wait_ms > 0 and len(nodes.slots_cache.get(slot) or ()) > 1
+            wait = (durable and self.wait_ms > 0
+                    and self._lone.get(node.name, 0.0) <= time.monotonic())
             try:
                 conn = node.acquire_connection()
             except MaxConnectionsError as exc:
@@ -305,6 +313,7 @@ class ClusterRedisStore(RedisStore):
                 acked = replies[-1]
                 if not isinstance(acked, int) or acked < 1:
                     self.unreplicated += 1
+                    self._lone[node.name] = time.monotonic() + LONE_SECONDS
                     if self.unreplicated == 1 or self.unreplicated % 1000 == 0:
                         log.warning("redis cluster: %d room changes acknowledged without a "
                                     "replica's confirmation (%s)", self.unreplicated,

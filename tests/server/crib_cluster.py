@@ -81,15 +81,20 @@ class LocalCluster:
         self.wait_ok()
         return self
 
-    def wait_ok(self, timeout: float = 15, ports: list[int] | None = None) -> None:
-        """Wait until every live node says ``cluster_state:ok`` and each of its three
-        primaries holds slots."""
+    def wait_ok(self, timeout: float = 15, ports: list[int] | None = None,
+                replicas: bool = True) -> None:
+        """Wait until every live node says ``cluster_state:ok``, each of its three
+        primaries holds slots and (``replicas``) has its replica connected."""
         end = time.monotonic() + timeout
         for port in ports or [p for p in self.ports if self.alive(p)]:
             while True:
                 try:
                     info = _cli(port, "cluster", "info")
-                    if "cluster_state:ok" in info and len(self.primaries(port)) == 3:
+                    primaries = self.primaries(port)
+                    if "cluster_state:ok" in info and len(primaries) == 3 and all(
+                        "state=online" in _cli(p, "info", "replication")
+                        for p in primaries if self.alive(p) and replicas
+                    ):
                         break
                 except subprocess.SubprocessError:
                     pass
@@ -104,7 +109,7 @@ class LocalCluster:
             if time.monotonic() > end:
                 raise RuntimeError(f"{replica} was not promoted")
             time.sleep(0.1)
-        self.wait_ok(max(1.0, end - time.monotonic()))
+        self.wait_ok(max(1.0, end - time.monotonic()), replicas=False)
 
     def alive(self, port: int) -> bool:
         proc = self.procs.get(port)
