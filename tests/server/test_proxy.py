@@ -35,12 +35,13 @@ def proxy(make_server, tmp_path: Path) -> Iterator[tuple[int, list[ThreadServer]
     site = site.replace("listen 8000;", f"listen 127.0.0.1:{port};")
     assert str(port) in site and "server:8000" not in site
     conf = tmp_path / "nginx.conf"
+    d = tmp_path
     conf.write_text(
-        "daemon off;\nworker_processes 1;\npid %(d)s/nginx.pid;\nerror_log %(d)s/error.log;\n"
+        f"daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n"
         "events { worker_connections 256; }\nhttp {\n access_log off;\n"
-        " client_body_temp_path %(d)s/body;\n proxy_temp_path %(d)s/proxy;\n"
-        " fastcgi_temp_path %(d)s/fastcgi;\n uwsgi_temp_path %(d)s/uwsgi;\n"
-        " scgi_temp_path %(d)s/scgi;\n%(site)s\n}\n" % {"d": tmp_path, "site": site})
+        f" client_body_temp_path {d}/body;\n proxy_temp_path {d}/proxy;\n"
+        f" fastcgi_temp_path {d}/fastcgi;\n uwsgi_temp_path {d}/uwsgi;\n"
+        f" scgi_temp_path {d}/scgi;\n{site}\n}}\n")
     proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(tmp_path)],
                             stderr=subprocess.PIPE)
     try:
