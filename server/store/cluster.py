@@ -222,7 +222,9 @@ class ClusterRedisStore(RedisStore):
         await self._ready()
         try:
             result = await call()
-        except (TimeoutError, RedisError, OSError) as exc:
+        except (TimeoutError, RedisError, OSError, AttributeError) as exc:
+            # (AttributeError: a connection closed under the call by the client library,
+            # which closes them all on CLUSTERDOWN.)
             await self._failed(exc)
             raise StoreUnavailable(str(exc)) from exc
         return result
@@ -278,7 +280,10 @@ class ClusterRedisStore(RedisStore):
                         replies.append(await conn.read_response())
                     except ResponseError as exc:  # an error answer: the stream is intact
                         replies.append(exc)
-            except (TimeoutError, RedisError, OSError, asyncio.CancelledError) as exc:
+            except (TimeoutError, RedisError, OSError, AttributeError,
+                    asyncio.CancelledError) as exc:
+                # (AttributeError: the client library closed every connection meanwhile, as it
+                # does on CLUSTERDOWN, and this one lost its socket under us.)
                 # Drop the connection: a late answer must not be read as the next command's.
                 with contextlib.suppress(Exception):
                     await conn.disconnect()
