@@ -1,7 +1,8 @@
 """``cribbage-server`` / ``python -m server``: run the server under uvicorn.
 
 Without ``--redis-url`` (or ``CRIBBAGE_REDIS_URL``) rooms live in this process's memory;
-with it, rooms live in Redis and any number of processes can serve them.
+with it, rooms live in Redis and any number of processes can serve them; with
+``--redis-cluster`` as well, that URL names any node of a Redis Cluster.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host", help="interface to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="TCP port (default 8000)")
     parser.add_argument("--redis-url", help="redis://host:6379/0; unset: in-process store")
+    parser.add_argument("--redis-cluster", action="store_true", default=None,
+                        help="--redis-url names a node of a Redis Cluster (env "
+                        "CRIBBAGE_REDIS_CLUSTER=1)")
     parser.add_argument("--key-prefix", help="prefix for every Redis key and channel")
     parser.add_argument("--answer-window", type=float, dest="answer_window_seconds",
                         help="Muggins answer window in seconds (default 15)")
@@ -39,6 +43,7 @@ def main(argv: list[str] | None = None) -> None:
             "host": args.host,
             "port": args.port,
             "redis_url": args.redis_url,
+            "redis_cluster": args.redis_cluster,
             "key_prefix": args.key_prefix,
             "answer_window_seconds": args.answer_window_seconds,
             "bot_delay_seconds": args.bot_delay_seconds,

@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
@@ -50,7 +51,7 @@ from protocol.messages import ROOM_ID_PATTERN, CreateRoom
 from protocol.openapi import document as openapi_document
 
 from . import frames
-from .broker import Broker, MemoryBroker, RedisBroker
+from .broker import Broker, MemoryBroker, RedisBroker, ShardedRedisBroker
 from .computer_seats import ComputerSeats, DecideFn
 from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
@@ -60,6 +61,7 @@ from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
 from .settings import Settings
 from .store.base import OutcomeUnknown, RoomStore, StoreError, StoreUnavailable
+from .store.cluster import ClusterKeys, ClusterRedisStore
 from .store.memory import MemoryStore
 from .store.redis import RedisStore
 from .timers import Sweeper
@@ -117,6 +119,21 @@ def redis_client(settings: Settings) -> Redis:
     )
 
 
+def redis_cluster_client(settings: Settings) -> RedisCluster:
+    """The process's Redis Cluster client (``redis_cluster``): ``redis_url`` names any
+    node (the others are discovered); per-node pools of ``redis_max_connections``, the same
+    short socket timeouts, and no retries of its own (``MOVED``/``ASK`` are still followed;
+    the store and the room service decide what else to retry)."""
+    return RedisCluster.from_url(
+        settings.redis_url,
+        decode_responses=True,
+        max_connections=settings.redis_max_connections,
+        socket_timeout=settings.redis_timeout_seconds,
+        socket_connect_timeout=settings.redis_timeout_seconds,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     """Build the process's services, start its background loops, and stop them at the end
@@ -125,7 +142,16 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     settings = config.settings
     store: RoomStore
     broker: Broker
-    if settings.redis_url:
+    if settings.redis_url and settings.redis_cluster:
+        cluster = redis_cluster_client(settings)
+        keys = ClusterKeys(settings.key_prefix, settings.redis_cluster_buckets)
+        broker = ShardedRedisBroker(cluster, keys.channel, settings.redis_timeout_seconds)
+        store = ClusterRedisStore(
+            cluster, settings.key_prefix, settings.room_ttl_seconds,
+            published=broker.published, buckets=settings.redis_cluster_buckets,
+            wait_ms=settings.redis_cluster_wait_ms,
+        )
+    elif settings.redis_url:
         redis = redis_client(settings)
         broker = RedisBroker(redis, settings.key_prefix)
         store = RedisStore(

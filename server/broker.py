@@ -7,6 +7,8 @@ its local listener (``server.sessions.LocalRooms``), which builds each connectio
 
 * :class:`MemoryBroker`: in one process; the memory store delivers to it directly.
 * :class:`RedisBroker`: one Redis pub/sub connection per process.
+* :class:`ShardedRedisBroker`: on a Redis Cluster, sharded pub/sub, one connection per
+  shard that holds a followed room.
 """
 
 from __future__ import annotations
@@ -288,3 +290,268 @@ class RedisBroker(Broker):
                 log.exception("pub/sub reader ended with an error")
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()
+
+
+class _Shard:
+    """One pub/sub connection to one primary of a Redis Cluster, and its reader."""
+
+    def __init__(self, name: str, client: Redis) -> None:
+        self.name = name
+        self.client = client
+        self.pubsub = client.pubsub(ignore_subscribe_messages=False)
+        self.channels: set[str] = set()
+        self.task: asyncio.Task[None] | None = None
+        self.dead = False
+
+
+class ShardedRedisBroker(Broker):
+    """Sharded pub/sub on a Redis Cluster (``SSUBSCRIBE``; the store publishes with
+    ``SPUBLISH``): a room's messages travel only on the shard that holds the room.
+
+    One pub/sub connection per primary that holds a followed room, each with its own reader
+    task, so a slow or failing shard does not delay the others. When a shard's connection
+    fails (its primary died) or the shard tells it a channel moved (``sunsubscribe`` from
+    the server after a failover or a resharding), the channels it carried are *lost*: the
+    broker refreshes the cluster's slot map and subscribes them again on the slot's current
+    primary, retrying every :data:`RESUBSCRIBE_PAUSE_SECONDS` until that works, and then
+    calls :attr:`on_resubscribed` for each room — the same catch-up as after a reconnect of
+    :class:`RedisBroker`, but only for the rooms of the shard that failed.
+
+    Args:
+        cluster: the process's ``RedisCluster`` client (for the slot map).
+        channel: the room id -> channel function of the store's layout
+            (``ClusterKeys.channel``).
+        timeout: socket timeouts of the pub/sub connections (``redis_timeout_seconds``).
+    """
+
+    RESUBSCRIBE_PAUSE_SECONDS = 0.25
+
+    def __init__(self, cluster: Any, channel: Callable[[str], str], timeout: float = 1.0
+                 ) -> None:
+        self._cluster = cluster
+        self._channel = channel
+        self._timeout = timeout
+        self._listeners: dict[str, Listener] = {}
+        self._rooms_by_channel: dict[str, str] = {}
+        self._pending: dict[str, list[asyncio.Future[None]]] = {}
+        self._shards: dict[str, _Shard] = {}
+        self._shard_of: dict[str, _Shard] = {}
+        self._lost: set[str] = set()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self.published = PublishedMessages(self._listeners.__contains__)
+        """Give to this process's ``ClusterRedisStore`` (its ``published``)."""
+        self.reconnects = 0
+        """Shard connections lost (or channels moved away) since start."""
+
+    async def start(self) -> None:
+        """Start the task that subscribes lost channels again."""
+        self._task = asyncio.create_task(self._resubscriber(), name="shard-resubscriber")
+
+    async def _shard(self, channel: str) -> _Shard:
+        """The live shard connection of the primary that holds ``channel``'s slot."""
+        await self._cluster.initialize()
+        node = self._cluster.get_node_from_key(channel)
+        shard = self._shards.get(node.name)
+        if shard is None or shard.dead:
+            shard = _Shard(node.name, Redis(
+                host=node.host, port=node.port, decode_responses=True,
+                socket_timeout=self._timeout, socket_connect_timeout=self._timeout,
+                health_check_interval=5,
+            ))
+            self._shards[node.name] = shard
+        return shard
+
+    async def _ssubscribe(self, channel: str) -> None:
+        """Subscribe ``channel`` on its shard and wait for the confirmation."""
+        shard = await self._shard(channel)
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.setdefault(channel, []).append(fut)
+        self._shard_of[channel] = shard
+        shard.channels.add(channel)
+        try:
+            try:
+                await shard.pubsub.ssubscribe(channel)
+            except (RedisError, OSError) as exc:
+                shard.channels.discard(channel)
+                self._shard_lost(shard, exc)  # the connection is broken for all its rooms
+                raise
+            if shard.task is None:
+                shard.task = asyncio.create_task(self._reader(shard),
+                                                 name=f"shard-reader-{shard.name}")
+            await asyncio.wait_for(fut, SUBSCRIBE_TIMEOUT_SECONDS)
+        except BaseException:
+            waiting = self._pending.get(channel, [])
+            if fut in waiting:
+                waiting.remove(fut)
+            raise
+
+    async def subscribe(self, room_id: str, listener: Listener) -> None:
+        """See :meth:`Broker.subscribe` (waits up to :data:`SUBSCRIBE_TIMEOUT_SECONDS`).
+
+        Raises:
+            StoreUnavailable: the shard could not be reached or did not confirm in time.
+        """
+        channel = self._channel(room_id)
+        self._listeners[room_id] = listener
+        self._rooms_by_channel[channel] = room_id
+        try:
+            await self._ssubscribe(channel)
+        except (RedisError, OSError, TimeoutError) as exc:
+            self._listeners.pop(room_id, None)
+            self._rooms_by_channel.pop(channel, None)
+            self._lost.discard(channel)
+            shard = self._shard_of.pop(channel, None)
+            if shard is not None:
+                shard.channels.discard(channel)
+                with contextlib.suppress(Exception):
+                    await shard.pubsub.sunsubscribe(channel)
+            raise StoreUnavailable(f"could not subscribe to {channel}: {exc}") from exc
+
+    async def unsubscribe(self, room_id: str) -> None:
+        """See :meth:`Broker.unsubscribe`."""
+        channel = self._channel(room_id)
+        self._listeners.pop(room_id, None)
+        self._rooms_by_channel.pop(channel, None)
+        self._lost.discard(channel)
+        shard = self._shard_of.pop(channel, None)
+        if shard is not None and not shard.dead:
+            shard.channels.discard(channel)
+            with contextlib.suppress(Exception):
+                await shard.pubsub.sunsubscribe(channel)
+
+    def _dispatch(self, shard: _Shard, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        channel = msg.get("channel")
+        if kind == "ssubscribe":
+            waiting = self._pending.pop(channel, [])
+            for fut in waiting:
+                if not fut.done():
+                    fut.set_result(None)
+            if channel in self._lost:
+                self._lost.discard(channel)
+                room_id = self._rooms_by_channel.get(channel)
+                if room_id is not None and self.on_resubscribed is not None:
+                    try:
+                        self.on_resubscribed(room_id)
+                    except Exception:
+                        log.exception("resubscribe hook failed for %s", room_id)
+            return
+        if kind == "sunsubscribe":
+            if channel in self._rooms_by_channel and self._shard_of.get(channel) is shard:
+                # Not asked for: the slot moved to another primary (a failover, a
+                # resharding). Subscribe again where it lives now.
+                log.info("shard %s dropped %s (slot moved); resubscribing", shard.name, channel)
+                shard.channels.discard(channel)
+                shard.pubsub.shard_channels.pop(channel, None)
+                self._shard_of.pop(channel, None)
+                self._lost.add(channel)
+                self.reconnects += 1
+                self._wake.set()
+            return
+        if kind != "smessage":
+            return
+        room_id = self._rooms_by_channel.get(channel)
+        listener = self._listeners.get(room_id) if room_id else None
+        if listener is None:
+            return
+        data = msg["data"]
+        try:
+            message = self.published.take(data) if isinstance(data, str) else None
+            listener(message if message is not None else jsontext.loads(data))
+        except Exception:
+            log.exception("room listener failed for %s", room_id)
+
+    async def _reader(self, shard: _Shard) -> None:
+        while not self._stopping and not shard.dead:
+            try:
+                if not shard.pubsub.subscribed:
+                    await asyncio.sleep(0.2)
+                    continue
+                msg = await shard.pubsub.get_message(timeout=0.2)
+                if msg is not None:
+                    self._dispatch(shard, msg)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if self._stopping:
+                    return
+                self._shard_lost(shard, exc)
+                return
+
+    def _shard_lost(self, shard: _Shard, exc: BaseException) -> None:
+        """A shard's connection failed: every channel it carried is subscribed again on its
+        slot's current primary (found once the slot map shows the failover)."""
+        shard.dead = True
+        self.reconnects += 1
+        if self._shards.get(shard.name) is shard:
+            del self._shards[shard.name]
+        moved = [c for c in shard.channels if self._shard_of.get(c) is shard]
+        # One warning per working connection lost; retries on a node that is still down
+        # (the slot map not yet showing the failover) only at debug level.
+        log.log(logging.WARNING if shard.task is not None else logging.DEBUG,
+                "pub/sub connection to shard %s lost (%s); resubscribing %d rooms",
+                shard.name, exc, len(moved))
+        for channel in moved:
+            self._shard_of.pop(channel, None)
+            if channel in self._rooms_by_channel:
+                self._lost.add(channel)
+        for futs in (self._pending.pop(c, []) for c in moved):
+            for fut in futs:
+                if not fut.done():
+                    fut.set_exception(ConnectionError(f"shard {shard.name} lost"))
+        shard.channels.clear()
+        asyncio.ensure_future(self._close_shard(shard))
+        self._wake.set()
+
+    @staticmethod
+    async def _close_shard(shard: _Shard) -> None:
+        with contextlib.suppress(Exception):
+            await shard.pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await shard.client.aclose()
+
+    async def _resubscriber(self) -> None:
+        """Subscribe lost channels again until none is left (then wait for more)."""
+        while not self._stopping:
+            if not self._lost:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), 1.0)
+                continue
+            with contextlib.suppress(Exception):
+                await self._cluster.nodes_manager.initialize()  # learn the new primaries
+            for channel in list(self._lost):
+                if self._stopping or channel not in self._rooms_by_channel:
+                    self._lost.discard(channel)
+                    continue
+                if channel in self._shard_of:
+                    continue  # being subscribed again already
+                try:
+                    await self._ssubscribe(channel)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    self._shard_of.pop(channel, None)
+                    self._lost.add(channel)  # the new primary is not known yet: later
+                    break
+            if self._lost:
+                await asyncio.sleep(self.RESUBSCRIBE_PAUSE_SECONDS)
+
+    async def close(self) -> None:
+        """Stop the readers and close every shard connection."""
+        self._stopping = True
+        self._wake.set()
+        tasks = [t for t in [self._task, *(s.task for s in self._shards.values())]
+                 if t is not None]
+        for task in tasks:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+            except Exception:
+                log.exception("shard pub/sub task ended with an error")
+        for shard in list(self._shards.values()):
+            await self._close_shard(shard)
+        self._shards.clear()

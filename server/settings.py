@@ -20,6 +20,21 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         None, description="redis://host:port/db; unset keeps rooms in this process's memory"
     )
+    redis_cluster: bool = Field(
+        False, description="redis_url names a node of a Redis Cluster: rooms are spread over "
+        "its shards (keys grouped in hash-tag buckets, sharded pub/sub; docs/scaling.md)"
+    )
+    redis_cluster_buckets: int = Field(
+        256, ge=1, le=16384, description="Redis Cluster only: rooms are grouped by a hash of "
+        "their id into this many buckets, each in one hash slot with its own deadline index "
+        "(every process scans every bucket's index each sweep); every process of a "
+        "deployment must use the same number"
+    )
+    redis_cluster_wait_ms: int = Field(
+        250, ge=0, description="Redis Cluster only: after a room change, wait up to this "
+        "long for the shard's replica to confirm it (WAIT) before acknowledging, so an "
+        "acknowledged action survives a failover; 0: do not wait"
+    )
     key_prefix: str = Field("", description="prefix of every Redis key and channel")
     token_secret: str | None = Field(
         None,

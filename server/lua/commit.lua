@@ -53,6 +53,7 @@ if ARGV[10] ~= '' then
     redis.call('ZREM', KEYS[7], ARGV[9])
   end
 end
+-- (ClusterRedisStore sends this script with SPUBLISH, sharded pub/sub, instead.)
 redis.call('PUBLISH', ARGV[6], ARGV[5] .. ARGV[2] .. '}')
 for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
 return {0, v, ''}

@@ -45,6 +45,7 @@ for s, _ in pairs(seats) do
   local b = before[s] or 0
   local a = after[s] or 0
   if (b > 0) ~= (a > 0) then
+    -- (ClusterRedisStore sends this script with SPUBLISH, sharded pub/sub, instead.)
     redis.call('PUBLISH', ARGV[3],
       cjson.encode({t = 'p', room = ARGV[5], seat = tonumber(s), connected = (a > 0)}))
     local slot = 'takeover|' .. s

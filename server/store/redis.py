@@ -36,8 +36,10 @@ answer came (Redis may still apply it). Writes are sent on a connection taken ex
 from the pool, so the two cases are told apart exactly, and never retried by the client
 library (the room service decides).
 
-Redis Cluster: a room's keys share one slot, but the deadline index does not (no hash tag),
-and the scripts that touch both are cross-slot (issue 13 moves the index).
+Redis Cluster: this layout is for one Redis (or a primary with replicas). The deadline index
+has no hash tag and ``claim.lua`` builds rooms' keys itself, so on a Redis Cluster the
+scripts would be cross-slot; :class:`server.store.cluster.ClusterRedisStore` keeps the same
+data in a bucketed layout instead.
 """
 
 from __future__ import annotations
@@ -110,23 +112,35 @@ class RedisStore(RoomStore):
         self.ttl = int(ttl_seconds)
         self.log_limit = log_limit
         self.health = StoreHealth("redis")
-        self._commit = redis.register_script(_lua("commit.lua"))
-        self._create = redis.register_script(_lua("create.lua"))
-        self._presence = redis.register_script(_lua("presence.lua"))
-        self._claim = redis.register_script(_lua("claim.lua"))
-        self._complete = redis.register_script(_lua("complete.lua"))
-        self._schedule = redis.register_script(_lua("schedule.lua"))
-        self._extend = redis.register_script(_lua("extend.lua"))
-        self._heartbeat = redis.register_script(_lua("owner_heartbeat.lua"))
-        self._claim_owner = redis.register_script(_lua("owner_claim.lua"))
+        self._commit = self._script("commit.lua")
+        self._create = self._script("create.lua")
+        self._presence = self._script("presence.lua")
+        self._claim = self._script("claim.lua")
+        self._complete = self._script("complete.lua")
+        self._schedule = self._script("schedule.lua")
+        self._extend = self._script("extend.lua")
+        self._heartbeat = self._script("owner_heartbeat.lua")
+        self._claim_owner = self._script("owner_claim.lua")
         self._dl_index = f"{prefix}deadlines"
         self._owners = f"{prefix}{{owners}}:live"
         self._reaping = f"{prefix}{{owners}}:reaping"
+
+    def _script(self, name: str) -> AsyncScript:
+        """Register one of ``server/lua/``'s scripts."""
+        return self.redis.register_script(_lua(name))
 
     # -- keys ------------------------------------------------------------------------------
     def key(self, room_id: str, what: str) -> str:
         """The key ``<prefix>room:{<id>}:<what>``."""
         return f"{self.prefix}room:{{{room_id}}}:{what}"
+
+    def channel(self, room_id: str) -> str:
+        """The room's pub/sub channel (:func:`server.broker.channel_name`)."""
+        return channel_name(self.prefix, room_id)
+
+    def _index(self, room_id: str) -> str:
+        """The deadline index the room's earliest deadline is kept in (one for all rooms)."""
+        return self._dl_index
 
     def _keys(self, room_id: str) -> list[str]:
         return [
@@ -139,7 +153,7 @@ class RedisStore(RoomStore):
         return [
             self.key(room_id, "deadlines"),
             self.key(room_id, "deadline_data"),
-            self._dl_index,
+            self._index(room_id),
         ]
 
     def _owner_rooms(self, owner: str) -> str:
@@ -165,8 +179,13 @@ class RedisStore(RoomStore):
         self.health.succeeded()
         return result
 
-    async def _write(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+    async def _write(
+        self, script: AsyncScript, keys: list[str], args: list[Any], durable: bool = False
+    ) -> Any:
         """Run a script that writes, telling "never sent" from "sent, answer lost".
+
+        ``durable``: a room change the client is told of (the cluster store waits for a
+        replica; one Redis has none to wait for).
 
         Raises:
             StoreUnavailable: no connection could be had (nothing was sent).
@@ -204,7 +223,8 @@ class RedisStore(RoomStore):
     async def create(self, record: RoomRecord) -> bool:
         """See :meth:`RoomStore.create`."""
         ok = await self._write(
-            self._create, [self.key(record.id, "state")], [record.to_json(), self.ttl]
+            self._create, [self.key(record.id, "state")], [record.to_json(), self.ttl],
+            durable=True,
         )
         return bool(ok)
 
@@ -292,7 +312,7 @@ class RedisStore(RoomStore):
                     commit.action_key or "",
                     jsontext.dumps(commit.log_entry),
                     head,
-                    channel_name(self.prefix, room_id),
+                    self.channel(room_id),
                     self.ttl,
                     self.log_limit,
                     room_id,
@@ -301,6 +321,7 @@ class RedisStore(RoomStore):
                     commit.action_game,
                     "1" if commit.previous_game_ok else "0",
                 ],
+                durable=True,
             )
         except StoreUnavailable:
             if text is not None:
@@ -346,7 +367,7 @@ class RedisStore(RoomStore):
                 *self._dl_keys(room_id)]
         after = await self._write(
             self._presence, keys,
-            [owner, args, channel_name(self.prefix, room_id), self.ttl, room_id],
+            [owner, args, self.channel(room_id), self.ttl, room_id],
         )
         if not after:
             return None
@@ -450,7 +471,7 @@ class RedisStore(RoomStore):
         d = claim.deadline
         ok = await self._write(
             self._extend,
-            [self.key(d.room, "deadlines"), self._dl_index],
+            [self.key(d.room, "deadlines"), self._index(d.room)],
             [d.slot, repr(float(claim.lease)), repr(float(lease_until)), d.room],
         )
         return Claim(d, lease_until) if int(ok) else None
