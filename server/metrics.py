@@ -13,7 +13,8 @@ Metrics (all prefixed ``cribbage_``): ``connections`` and ``rooms_followed`` (ga
 ``deadlines_retried_total`` and ``deadline_lateness_seconds{stat}`` (mean and max of the
 last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_total``;
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
-is a 0.25 s timer); ``gc_collected_objects_total{generation}``. docs/performance.md lists them with their meanings.
+is a 0.25 s timer); ``gc_collected_objects_total{generation}``. docs/performance.md
+("Metrics") lists them with their meanings.
 """
 
 from __future__ import annotations
