@@ -74,7 +74,9 @@ async def test_rooms_spread_over_every_shard_with_one_slot_each(cluster: LocalCl
     client = redis_cluster_client(settings)
     keys = ClusterKeys(PREFIX, settings.redis_cluster_buckets)
     broker = ShardedRedisBroker(client, keys.channel)
-    store = ClusterRedisStore(client, PREFIX, published=broker.published)
+    # A generous replica wait: on a busy 2-core machine a replica can take more than the
+    # default 250 ms to confirm, and this test asserts that every change was confirmed.
+    store = ClusterRedisStore(client, PREFIX, published=broker.published, wait_ms=3000)
     await broker.start()
     try:
         await client.initialize()
