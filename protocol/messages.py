@@ -384,6 +384,10 @@ class Reject(_Model):
     action_id: str
     code: RejectCode
     message: str
+    retry_after: float | None = Field(
+        default=None, ge=0,
+        description="with `rate_limited`: seconds until the connection may send again",
+    )
 
 
 class Presence(_Model):
@@ -429,6 +433,11 @@ class Error(_Model):
     code: ErrorCode
     message: str
     ref: str | None = Field(default=None, description="type of the offending message, if known")
+    retry_after: float | None = Field(
+        default=None, ge=0,
+        description="with a limit's code (`rate_limited`, `too_many_rooms`, "
+        "`too_many_joins`): seconds until the request may succeed",
+    )
 
 
 class Pong(_Model):

@@ -1093,9 +1093,14 @@ export interface Reject {
     | "outcome_unknown"
     | "action_id_reused"
     | "internal"
+    | "rate_limited"
   ) &
     string;
   message: string;
+  /**
+   * with `rate_limited`: seconds until the connection may send again
+   */
+  retry_after?: number | null;
 }
 /**
  * A seat's player connected or disconnected, or a computer's stand-in for an absent
@@ -1144,6 +1149,9 @@ export interface Error {
     | "store_unavailable"
     | "outcome_unknown"
     | "internal"
+    | "rate_limited"
+    | "too_many_rooms"
+    | "too_many_joins"
   ) &
     string;
   message: string;
@@ -1151,6 +1159,10 @@ export interface Error {
    * type of the offending message, if known
    */
   ref?: string | null;
+  /**
+   * with a limit's code (`rate_limited`, `too_many_rooms`, `too_many_joins`): seconds until the request may succeed
+   */
+  retry_after?: number | null;
 }
 /**
  * Answer to ``ping``.
