@@ -166,24 +166,15 @@ class Client:
     ) -> dict[str, Any]:
         """Send a message and return the first later frame matching ``until``.
 
-        A message the server refuses as over the connection's rate (``error`` or, for an
-        ``act``, ``reject`` with ``rate_limited``) is sent again after its ``retry_after``
-        seconds, within ``timeout``.
+        A message the server refuses as over the connection's rate (``error
+        rate_limited``) is sent again after its ``retry_after`` seconds, within ``timeout``.
 
         Raises:
             ClientError: the matching frame is an ``error``.
             TimeoutError: nothing matched within ``timeout`` seconds.
         """
-        data = message.model_dump(exclude_none=True) if isinstance(message, BaseModel) \
-            else message
-        kind, action_id = data.get("type"), data.get("action_id")
-
         def limited(f: dict[str, Any]) -> bool:
-            if f.get("code") != "rate_limited":
-                return False
-            if f["type"] == "reject":
-                return f.get("action_id") == action_id
-            return f["type"] == "error" and f.get("ref") in (kind, None)
+            return f["type"] == "error" and f.get("code") == "rate_limited"
 
         deadline = asyncio.get_running_loop().time() + timeout
         while True:

@@ -75,8 +75,8 @@ SERVER_MEANINGS: dict[str, str] = {
     "too_large": "HTTP only: the request body is larger than 16 KiB",
     "rate_limited": (
         "the connection sent frames faster than its limit (frame_rate, frame_burst); the "
-        "frame was not handled (an act was not applied); wait retry_after seconds. A "
-        "connection that keeps flooding is closed (1008)"
+        "frame was not read (ref is null; an act was not applied); wait retry_after seconds "
+        "and send it again. A connection that keeps flooding is closed (1008)"
     ),
     "too_many_rooms": (
         "this client address created more rooms than rooms_per_minute allows; nothing was "
@@ -120,7 +120,7 @@ ERROR_CODES: tuple[str, ...] = (
 REJECT_CODES: tuple[str, ...] = (
     *sorted(ENGINE_CODES),
     "not_seated", "bad_token", "not_started", "room_not_found", "busy", "store_unavailable",
-    "outcome_unknown", "action_id_reused", "internal", "rate_limited",
+    "outcome_unknown", "action_id_reused", "internal",
 )
 """Codes of a ``reject`` frame: an ``act`` was refused and nothing changed (except
 ``outcome_unknown``: the outcome is not known yet; re-send the same ``action_id``)."""

@@ -384,10 +384,6 @@ class Reject(_Model):
     action_id: str
     code: RejectCode
     message: str
-    retry_after: float | None = Field(
-        default=None, ge=0,
-        description="with `rate_limited`: seconds until the connection may send again",
-    )
 
 
 class Presence(_Model):

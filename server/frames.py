@@ -114,17 +114,9 @@ def ack(action_id: str, version: int, duplicate: bool) -> dict[str, Any]:
     return {"type": "ack", "action_id": action_id, "version": version, "duplicate": duplicate}
 
 
-def reject(
-    action_id: str, code: str, message: str, retry_after: float | None = None
-) -> dict[str, Any]:
-    """``reject``: an action was not applied (or, for ``outcome_unknown``, may not be);
-    ``retry_after`` (seconds) with ``rate_limited``."""
-    frame: dict[str, Any] = {
-        "type": "reject", "action_id": action_id, "code": code, "message": message,
-    }
-    if retry_after is not None:
-        frame["retry_after"] = retry_after
-    return frame
+def reject(action_id: str, code: str, message: str) -> dict[str, Any]:
+    """``reject``: an action was not applied (or, for ``outcome_unknown``, may not be)."""
+    return {"type": "reject", "action_id": action_id, "code": code, "message": message}
 
 
 def error(

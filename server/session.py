@@ -180,14 +180,24 @@ class Session:
             self.close(1008)
             return
         idle = self.settings.idle_seconds
-        if not idle:
-            return
         quiet = time.monotonic() - self.last_frame
         if quiet >= idle and self.seat is None:
             log.info("closing a connection without a seat, idle for %.0f s", quiet)
             self.close(1001)
             return
-        self._timer = asyncio.get_running_loop().call_later(max(idle - quiet, 1.0), self._tick)
+        self._timer = asyncio.get_running_loop().call_later(
+            max(idle - quiet, min(idle, 1.0)), self._tick
+        )
+
+    def _watch_idle(self) -> None:
+        """After hello: the timer checks for idleness (``idle_seconds``; 0: never)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.settings.idle_seconds:
+            self._timer = asyncio.get_running_loop().call_later(
+                self.settings.idle_seconds, self._tick
+            )
 
     # -- incoming ------------------------------------------------------------------------
     async def run(self) -> None:
@@ -237,6 +247,10 @@ class Session:
             wait = self.bucket.take(now)
             if wait:
                 self._refuse_frame(frame, wait)
+                # Read nothing more until a token is back: a flood then waits in the
+                # socket's buffers (TCP pushes back on the sender) instead of costing CPU,
+                # and this loop gives the event loop to the other connections.
+                await asyncio.sleep(wait)
                 return
         try:
             message = decode_client(
@@ -274,29 +288,16 @@ class Session:
             self.error("internal", "the server could not handle this message", kind)
 
     def _refuse_frame(self, frame: str | bytes, wait: float) -> None:
-        """Answer a frame over the rate limit (nothing of it is applied): ``reject
-        rate_limited`` for an ``act`` with a usable ``action_id``, else ``error
-        rate_limited``; close the connection (1008) if it keeps flooding."""
+        """Answer a frame over the rate limit without reading it (nothing of it is applied;
+        refusing must cost less than handling): ``error rate_limited`` with ``ref`` null
+        and ``retry_after``; close the connection (1008) if it keeps flooding."""
         assert self.bucket is not None
         if self.bucket.flooding:
             log.info("closing a connection that keeps flooding")
             self.close(1008)
             return
-        retry = round(wait, 3)
-        message = "too many frames; wait retry_after seconds"
-        kind: str | None = None
-        try:
-            decoded = decode_client(
-                frame, self.codec.encoding, max_bytes=self.settings.max_frame_bytes
-            )
-        except ProtocolError:
-            decoded = None
-        if decoded is not None:
-            kind = decoded.type
-            if kind == "act":
-                self.send(frames.reject(decoded.action_id, "rate_limited", message, retry))
-                return
-        self.error("rate_limited", message, kind, retry)
+        self.error("rate_limited", "too many frames; wait retry_after seconds", None,
+                   round(wait, 3))
 
     # -- handlers --------------------------------------------------------------------------
     async def _ping(self, message: m.Ping) -> None:
@@ -318,6 +319,7 @@ class Session:
         known = message.token is not None and self.service.tokens.is_issued(message.token)
         self.player_token = message.token if known else self.service.tokens.issue()
         self.state = SessionState.READY
+        self._watch_idle()
         self.send(frames.welcome(self.codec.encoding, self.player_token, self.name,
                                  self.settings.max_frame_bytes))
 

@@ -1093,14 +1093,9 @@ export interface Reject {
     | "outcome_unknown"
     | "action_id_reused"
     | "internal"
-    | "rate_limited"
   ) &
     string;
   message: string;
-  /**
-   * with `rate_limited`: seconds until the connection may send again
-   */
-  retry_after?: number | null;
 }
 /**
  * A seat's player connected or disconnected, or a computer's stand-in for an absent
