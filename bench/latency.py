@@ -27,7 +27,8 @@ permessage-deflate; the run checks ``/proc/<pid>/maps`` for uvloop and httptools
 ``CRIBBAGE_*`` variables are removed from the servers' environment, so the flags alone
 decide the store. The product's limits (docs/protocol.md "Limits") are off unless
 ``--limits on``: the load comes from one address as fast as it is answered.
-``--server-tree`` or ``--server-rev`` run the product from another checkout or commit; the floor and the client always come from this one.
+``--server-tree`` or ``--server-rev`` run the product from another checkout or commit; the
+floor and the client always come from this one.
 
 **The load.** ``--client-procs`` worker processes (``bench/loadclient.py``: raw asyncio
 protocols over the ``websockets`` Sans-I/O layer, one ``json.loads`` per frame, an in-place
