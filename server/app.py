@@ -220,6 +220,7 @@ async def ws_endpoint(websocket: WebSocket) -> None:
     address = client_address(websocket.scope)
     limits = services.limits
     if limits is not None and not limits.connect(address):
+        limits.refused["too_many_connections"] += 1
         refusal = _too_many(
             "too_many_connections",
             f"this address already holds {limits.max_connections} open connections", None,
@@ -275,6 +276,7 @@ async def create_room(request: Request) -> Response:
     if services.limits is not None:
         wait = services.limits.rooms.spend(client_address(request.scope))
         if wait:
+            services.limits.refused["too_many_rooms"] += 1
             return _too_many("too_many_rooms", "this address created too many rooms; retry "
                              "after Retry-After seconds", wait)
     try:

@@ -21,6 +21,7 @@ import asyncio
 import logging
 import math
 import time
+from collections import Counter
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -150,6 +151,10 @@ class AddressLimits:
                  failed_joins_per_minute: int) -> None:
         self.max_connections = max_connections
         self.connections: dict[str, int] = {}
+        self.refused: Counter[str] = Counter()
+        """What the limits refused or closed, by code (``rate_limited``, ``too_many_rooms``,
+        ``too_many_joins``, ``too_many_connections``) or close reason (``flood``,
+        ``hello_timeout``, ``idle``); ``/metrics`` reports it."""
         self.rooms = AddressQuota(rooms_per_minute)
         self.failed_joins = AddressQuota(failed_joins_per_minute)
 

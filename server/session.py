@@ -165,6 +165,10 @@ class Session:
         self.state = SessionState.CLOSING
         self._queue.put_nowait(None)
 
+    def _count(self, what: str) -> None:
+        if self.limits is not None:
+            self.limits.refused[what] += 1
+
     # -- time limits ---------------------------------------------------------------------
     def _start_clock(self) -> None:
         loop = asyncio.get_running_loop()
@@ -177,12 +181,14 @@ class Session:
             return
         if self.state is SessionState.CONNECTED:
             log.info("closing a connection that did not say hello in time")
+            self._count("hello_timeout")
             self.close(1008)
             return
         idle = self.settings.idle_seconds
         quiet = time.monotonic() - self.last_frame
         if quiet >= idle and self.seat is None:
             log.info("closing a connection without a seat, idle for %.0f s", quiet)
+            self._count("idle")
             self.close(1001)
             return
         self._timer = asyncio.get_running_loop().call_later(
@@ -294,8 +300,10 @@ class Session:
         assert self.bucket is not None
         if self.bucket.flooding:
             log.info("closing a connection that keeps flooding")
+            self._count("flood")
             self.close(1008)
             return
+        self._count("rate_limited")
         self.error("rate_limited", "too many frames; wait retry_after seconds", None,
                    round(wait, 3))
 
@@ -327,6 +335,7 @@ class Session:
         if self.limits is not None:
             wait = self.limits.rooms.spend(self.address)
             if wait:
+                self._count("too_many_rooms")
                 self.error("too_many_rooms", "this address created too many rooms; wait "
                            "retry_after seconds", "create_room", round(wait, 3))
                 return
@@ -430,6 +439,7 @@ class Session:
         if limits is not None:
             wait = limits.failed_joins.wait(self.address)
             if wait:
+                self._count("too_many_joins")
                 self.error("too_many_joins", "too many refused joins from this address; wait "
                            "retry_after seconds", "join", round(wait, 3))
                 return

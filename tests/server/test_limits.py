@@ -101,6 +101,9 @@ async def test_flood_is_refused_applies_nothing_and_is_closed(make_server):
         assert after["version"] == before + len(acks)  # nothing applied beyond the acks
         # The other player is unaffected.
         assert (await other.ping("still-here"))["nonce"] == "still-here"
+        metrics = httpx.get(f"{server.http}/metrics").text
+        assert 'cribbage_limited_total{code="rate_limited"} 100.0' in metrics
+        assert 'cribbage_limited_total{code="flood"} 1.0' in metrics
     finally:
         for c in players:
             await c.close()
