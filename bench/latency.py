@@ -25,8 +25,10 @@ product ÷ floor ratios. From the repository root::
 All four run under uvicorn's default stack (uvloop, httptools, websockets-sansio) without
 permessage-deflate; the run checks ``/proc/<pid>/maps`` for uvloop and httptools.
 ``CRIBBAGE_*`` variables are removed from the servers' environment, so the flags alone
-decide the store. ``--server-tree`` or ``--server-rev`` run the product from another
-checkout or commit; the floor and the client always come from this one.
+decide the store. The product's limits (docs/protocol.md "Limits") are off unless
+``--limits on``: the load comes from one address as fast as it is answered.
+``--server-tree`` or ``--server-rev`` run the product from another checkout or commit; the
+floor and the client always come from this one.
 
 **The load.** ``--client-procs`` worker processes (``bench/loadclient.py``: raw asyncio
 protocols over the ``websockets`` Sans-I/O layer, one ``json.loads`` per frame, an in-place
@@ -199,6 +201,21 @@ class Server:
         return self.proc.pid
 
 
+LIMITS: dict[str, dict[str, str]] = {
+    # The load comes from one address and drives every connection as fast as it is
+    # answered: with the limits on it would measure the limits.
+    "off": {"CRIBBAGE_FRAME_RATE": "0", "CRIBBAGE_MAX_CONNECTIONS_PER_ADDRESS": "0",
+            "CRIBBAGE_ROOMS_PER_MINUTE": "0", "CRIBBAGE_FAILED_JOINS_PER_MINUTE": "0",
+            "CRIBBAGE_IDLE_SECONDS": "0"},
+    # Every limit at its default and every check made, except that the per-address caps
+    # are raised to fit the bench's one address (docs/protocol.md "Limits"). Closed-loop
+    # phases are then held to 20 frames/s per connection; use paced phases.
+    "on": {"CRIBBAGE_MAX_CONNECTIONS_PER_ADDRESS": "1000000",
+           "CRIBBAGE_ROOMS_PER_MINUTE": "1000000"},
+}
+"""Settings of the product's limits for ``--limits`` (``CRIBBAGE_*`` variables)."""
+
+
 class Runner:
     """Starts and stops every process of the run; knows where the server code lives."""
 
@@ -242,7 +259,10 @@ class Runner:
                 cmd = [str(BENCH / "probe.py"), "--out", str(probe_file), "--", *cmd]
             tree = ROOT
         out = open(logfile, "wb")  # noqa: SIM115 (the child keeps it)
-        proc = subprocess.Popen([sys.executable, *cmd], cwd=tree, env=self.env(tree),
+        env = self.env(tree)
+        if kind == "product":
+            env.update(LIMITS[self.args.limits])
+        proc = subprocess.Popen([sys.executable, *cmd], cwd=tree, env=env,
                                 stdout=out, stderr=subprocess.STDOUT)
         out.close()
         self.children.append(proc)
@@ -1046,6 +1066,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--count-seconds", type=float, default=8.0)
     p.add_argument("--probe", action="store_true",
                    help="run the product under bench/probe.py (GC pauses, event-loop lag)")
+    p.add_argument("--limits", choices=sorted(LIMITS), default="off",
+                   help="the product's limits (docs/protocol.md \"Limits\"): off (default), "
+                   "or on at their defaults with the per-address caps raised to fit one "
+                   "address; compare paced phases")
     p.add_argument("--redis-url", default=os.environ.get(
         "CRIBBAGE_REDIS_URL", "redis://127.0.0.1:6379/0"))
     p.add_argument("--server-tree", type=Path, default=None,

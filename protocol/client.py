@@ -166,20 +166,32 @@ class Client:
     ) -> dict[str, Any]:
         """Send a message and return the first later frame matching ``until``.
 
+        A message the server refuses as over the connection's rate (``error
+        rate_limited``) is sent again after its ``retry_after`` seconds, within ``timeout``.
+
         Raises:
             ClientError: the matching frame is an ``error``.
             TimeoutError: nothing matched within ``timeout`` seconds.
         """
-        fut = self._expect(until)
-        try:
-            await self.send(message)
-        except ClientError:
-            fut.cancel()
-            raise
-        frame = await asyncio.wait_for(fut, timeout)
-        if frame["type"] == "error":
-            raise ClientError(frame["code"], frame["message"])
-        return frame
+        def limited(f: dict[str, Any]) -> bool:
+            return f["type"] == "error" and f.get("code") == "rate_limited"
+
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            fut = self._expect(lambda f: limited(f) or until(f))
+            try:
+                await self.send(message)
+            except ClientError:
+                fut.cancel()
+                raise
+            remaining = deadline - asyncio.get_running_loop().time()
+            frame = await asyncio.wait_for(fut, max(remaining, 0.001))
+            if limited(frame):
+                await asyncio.sleep(float(frame.get("retry_after") or 0.05))
+                continue
+            if frame["type"] == "error":
+                raise ClientError(frame["code"], frame["message"])
+            return frame
 
     def new_action_id(self) -> str:
         """A fresh action id unique to this client."""

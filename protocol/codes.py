@@ -73,6 +73,23 @@ SERVER_MEANINGS: dict[str, str] = {
     ),
     "internal": "a server fault (logged); nothing changed",
     "too_large": "HTTP only: the request body is larger than 16 KiB",
+    "rate_limited": (
+        "the connection sent frames faster than its limit (frame_rate, frame_burst); the "
+        "frame was not read (ref is null; an act was not applied); wait retry_after seconds "
+        "and send it again. A connection that keeps flooding is closed (1008)"
+    ),
+    "too_many_rooms": (
+        "this client address created more rooms than rooms_per_minute allows; nothing was "
+        "created; wait retry_after seconds (HTTP: 429 with Retry-After)"
+    ),
+    "too_many_joins": (
+        "this client address had more joins refused than failed_joins_per_minute allows; "
+        "the join was not tried; wait retry_after seconds"
+    ),
+    "too_many_connections": (
+        "HTTP only (the WebSocket handshake of /ws, 429): this client address already holds "
+        "max_connections_per_address open connections"
+    ),
 }
 """Codes the server itself sends (room service, sessions, HTTP)."""
 
@@ -95,7 +112,7 @@ ERROR_CODES: tuple[str, ...] = (
     "bad_frame", "frame_too_large", "bad_message", "hello_required", "already_welcomed",
     "not_joined", "not_seated", "hints_disabled", "room_not_found", "bad_seat", "seat_taken",
     "already_seated", "bad_token", "bad_options", "busy", "store_unavailable",
-    "outcome_unknown", "internal",
+    "outcome_unknown", "internal", "rate_limited", "too_many_rooms", "too_many_joins",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -110,7 +127,7 @@ REJECT_CODES: tuple[str, ...] = (
 
 HTTP_ERROR_CODES: tuple[str, ...] = (
     "bad_options", "too_large", "room_not_found", "store_unavailable", "outcome_unknown",
-    "internal",
+    "internal", "too_many_rooms", "too_many_connections",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

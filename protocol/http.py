@@ -2,7 +2,8 @@
 
 * ``POST /api/rooms`` answers ``201`` :class:`RoomCreatedBody`;
 * ``GET /api/rooms/{id}`` answers ``200`` :class:`RoomSummary`;
-* an error answers :class:`HttpError` (``400``, ``404``, ``413``, ``500``, ``503``);
+* an error answers :class:`HttpError` (``400``, ``404``, ``413``, ``429``, ``500``,
+  ``503``);
 * ``GET /healthz`` answers :class:`Health`, ``GET /readyz`` :class:`Readiness`.
 
 ``docs/openapi.json`` (``protocol.openapi``) describes these routes with these models.
@@ -54,6 +55,11 @@ class HttpErrorDetail(_Model):
 
     code: HttpErrorCode
     message: str
+    retry_after: float | None = Field(
+        default=None, ge=0,
+        description="with 429 (`too_many_rooms`): seconds until a request may succeed "
+        "(also in the Retry-After header, rounded up to whole seconds)",
+    )
 
 
 class HttpError(_Model):

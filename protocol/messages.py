@@ -429,6 +429,11 @@ class Error(_Model):
     code: ErrorCode
     message: str
     ref: str | None = Field(default=None, description="type of the offending message, if known")
+    retry_after: float | None = Field(
+        default=None, ge=0,
+        description="with a limit's code (`rate_limited`, `too_many_rooms`, "
+        "`too_many_joins`): seconds until the request may succeed",
+    )
 
 
 class Pong(_Model):

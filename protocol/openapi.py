@@ -65,6 +65,14 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         ["store_unavailable", "outcome_unknown"],
     ),
     "Internal": ("500", "A server fault (logged); nothing changed.", ["internal"]),
+    "TooManyRooms": (
+        "429",
+        "This client address created more rooms in the last minute than the server allows "
+        "(`rooms_per_minute`, 30 by default; rooms with only computer seats count too): "
+        "nothing was created. Retry after the seconds in the `Retry-After` header "
+        "(`error.retry_after` has them unrounded).",
+        ["too_many_rooms"],
+    ),
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
 
@@ -103,12 +111,20 @@ def _json(ref: str, example: Any = None) -> dict[str, Any]:
 
 
 def _error_response(name: str) -> dict[str, Any]:
-    _, description, codes = ERRORS[name]
+    status, description, codes = ERRORS[name]
     codes_text = ", ".join(f"`{c}`" for c in codes)
-    return {
-        "description": f"{description} `error.code`: {codes_text}.",
-        "content": _json("HttpError", {"error": {"code": codes[0], "message": "…"}}),
-    }
+    example: dict[str, Any] = {"code": codes[0], "message": "…"}
+    response: dict[str, Any] = {"description": f"{description} `error.code`: {codes_text}."}
+    if status == "429":
+        example["retry_after"] = 1.5
+        response["headers"] = {
+            "Retry-After": {
+                "description": "Seconds until a request may succeed (whole, rounded up).",
+                "schema": {"type": "integer", "minimum": 1},
+            }
+        }
+    response["content"] = _json("HttpError", {"error": example})
+    return response
 
 
 def _errors(*names: str) -> dict[str, Any]:
@@ -149,7 +165,8 @@ def build_document() -> dict[str, Any]:
                         "settings, the creator token and the computers seated.",
                         "content": _json("RoomCreatedBody", created_example),
                     },
-                    **_errors("BadOptions", "TooLarge", "Internal", "StoreDown"),
+                    **_errors("BadOptions", "TooLarge", "TooManyRooms", "Internal",
+                              "StoreDown"),
                 },
             }
         },

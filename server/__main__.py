@@ -13,6 +13,7 @@ import logging
 import uvicorn
 
 from .app import create_app, uvicorn_kwargs
+from .limits import raise_open_files_limit
 from .settings import Settings
 
 
@@ -52,6 +53,11 @@ def main(argv: list[str] | None = None) -> None:
     }
     settings = Settings(**overrides)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s %(message)s")
+    # Each socket is an open file: with the common soft limit of 1024 a few hundred slow
+    # sockets could lock new clients out, so take what the hard limit allows.
+    files = raise_open_files_limit()
+    if files is not None and files[0] != files[1]:
+        logging.getLogger("server").info("open files limit raised from %d to %d", *files)
     uvicorn.run(create_app(settings), log_level=args.log_level.lower(), **uvicorn_kwargs(settings))
 
 

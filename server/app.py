@@ -55,6 +55,7 @@ from .broker import Broker, MemoryBroker, RedisBroker, ShardedRedisBroker
 from .computer_seats import ComputerSeats, DecideFn
 from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
+from .limits import AddressLimits, client_address, http_protocol, retry_after_header
 from .metrics import CONTENT_TYPE, Metrics
 from .presence import Presence
 from .rooms import GameFactory, RoomError, RoomService
@@ -89,6 +90,7 @@ class Services:
     computers: ComputerSeats
     upkeep: Upkeep
     metrics: Metrics | None = None
+    limits: AddressLimits | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,10 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         upkeep=Upkeep(store, presence, rooms, settings, gc_policy),
     )
     services.metrics = Metrics(services)
+    services.limits = AddressLimits(
+        settings.max_connections_per_address, settings.rooms_per_minute,
+        settings.failed_joins_per_minute,
+    )
     app.state.services = services
     if gc_policy is not None:
         gc_policy.start()
@@ -206,6 +212,17 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
+def _too_many(code: str, message: str, retry_after: float | None) -> JSONResponse:
+    """``429`` with ``code``, and ``retry_after`` in the body and the ``Retry-After``
+    header when known."""
+    detail: dict[str, Any] = {"code": code, "message": message}
+    headers = None
+    if retry_after is not None:
+        detail["retry_after"] = round(retry_after, 3)
+        headers = {"Retry-After": retry_after_header(retry_after)}
+    return JSONResponse({"error": detail}, status_code=429, headers=headers)
+
+
 def base_url(settings: Settings, url: Any) -> str:
     """The base of share links: ``public_url`` if set, else from the request's URL."""
     if settings.public_url:
@@ -215,14 +232,41 @@ def base_url(settings: Settings, url: Any) -> str:
 
 
 async def ws_endpoint(websocket: WebSocket) -> None:
-    """``/ws``: negotiate the subprotocol, then serve one :class:`Session`."""
+    """``/ws``: negotiate the subprotocol, then serve one :class:`Session`.
+
+    An address that already holds ``max_connections_per_address`` open connections is
+    refused at the handshake: ``429 {"error": {"code": "too_many_connections"}}``.
+    """
     offered = list(websocket.scope.get("subprotocols") or [])
     chosen = next((p for p in offered if p in SUBPROTOCOLS), None)
     if offered and chosen is None:
         await websocket.close(code=1002)
         return
-    await websocket.accept(subprotocol=chosen)
     services = _services(websocket)
+    address = client_address(websocket.scope)
+    limits = services.limits
+    if limits is not None and not limits.connect(address):
+        limits.refused["too_many_connections"] += 1
+        refusal = _too_many(
+            "too_many_connections",
+            f"this address already holds {limits.max_connections} open connections", None,
+        )
+        if "websocket.http.response" in websocket.scope.get("extensions", {}):
+            await websocket.send_denial_response(refusal)
+        else:  # a server without the denial extension: a bare 403
+            await websocket.close(code=1008)
+        return
+    try:
+        await websocket.accept(subprotocol=chosen)
+        await _serve(websocket, services, chosen, address)
+    finally:
+        if limits is not None:
+            limits.disconnect(address)
+
+
+async def _serve(
+    websocket: WebSocket, services: Services, chosen: str | None, address: str
+) -> None:
     session = Session(
         websocket,
         Codec(encoding_for_subprotocol(chosen)),
@@ -231,6 +275,8 @@ async def ws_endpoint(websocket: WebSocket) -> None:
         services.settings,
         base_url(services.settings, websocket.url),
         services.metrics,
+        address,
+        services.limits,
     )
     services.metrics.connections += 1
     try:
@@ -253,6 +299,12 @@ async def create_room(request: Request) -> Response:
     except (ValueError, ValidationError) as exc:
         return _error(400, "bad_options", str(exc))
     services = _services(request)
+    if services.limits is not None:
+        wait = services.limits.rooms.spend(client_address(request.scope))
+        if wait:
+            services.limits.refused["too_many_rooms"] += 1
+            return _too_many("too_many_rooms", "this address created too many rooms; retry "
+                             "after Retry-After seconds", wait)
     try:
         record, creator = await services.service.create_room(
             create.options.model_dump(),
@@ -412,11 +464,17 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 
 
 def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
-    """Options the server runs uvicorn with (default stack, no permessage-deflate)."""
+    """Options the server runs uvicorn with: the default stack (httptools, websockets)
+    with a deadline on each whole request (``request_timeout_seconds``,
+    :class:`server.limits.GuardedHttpToolsProtocol`), no permessage-deflate, and the client
+    address from ``X-Forwarded-For`` only from the proxies in ``forwarded_allow_ips``."""
     return {
         "host": settings.host,
         "port": settings.port,
+        "http": http_protocol(settings.request_timeout_seconds),
         "ws_per_message_deflate": False,
         "ws_max_size": max(1 << 20, settings.max_frame_bytes * 4),
+        "proxy_headers": True,
+        "forwarded_allow_ips": settings.forwarded_allow_ips,
         "lifespan": "on",
     }

@@ -119,9 +119,15 @@ def reject(action_id: str, code: str, message: str) -> dict[str, Any]:
     return {"type": "reject", "action_id": action_id, "code": code, "message": message}
 
 
-def error(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
-    """``error``: a message could not be handled."""
-    return {"type": "error", "code": code, "message": message, "ref": ref}
+def error(
+    code: str, message: str, ref: str | None = None, retry_after: float | None = None
+) -> dict[str, Any]:
+    """``error``: a message could not be handled; ``retry_after`` (seconds) with the codes
+    of a limit (``rate_limited``, ``too_many_rooms``, ``too_many_joins``)."""
+    frame: dict[str, Any] = {"type": "error", "code": code, "message": message, "ref": ref}
+    if retry_after is not None:
+        frame["retry_after"] = retry_after
+    return frame
 
 
 def presence(

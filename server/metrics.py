@@ -12,6 +12,7 @@ Metrics (all prefixed ``cribbage_``): ``connections`` and ``rooms_followed`` (ga
 ``store_outages_total`` and ``store_up``; ``deadlines_fired_total``,
 ``deadlines_retried_total`` and ``deadline_lateness_seconds{stat}`` (mean and max of the
 last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_total``;
+``limited_total{code}`` (refusals and closes by the limits of docs/protocol.md "Limits");
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
 is a 0.25 s timer); ``gc_collected_objects_total{generation}``. docs/performance.md
 ("Metrics") lists them with their meanings.
@@ -169,5 +170,12 @@ class _Collector(Collector):
                                   "and made again", value=getattr(s.broker, "reconnects", 0))
         yield CounterMetricFamily("cribbage_catch_ups", "Rooms caught up after missed "
                                   "messages", value=s.rooms.catch_ups)
+        limited = CounterMetricFamily("cribbage_limited", "Frames, requests and connections "
+                                      "a limit refused or closed, by code or reason",
+                                      labels=["code"])
+        if s.limits is not None:
+            for code, n in sorted(s.limits.refused.items()):
+                limited.add_metric([code], n)
+        yield limited
         yield CounterMetricFamily("cribbage_presence_reaped", "Dead server processes whose "
                                   "presence this one removed", value=s.presence.reaped)

@@ -34,6 +34,7 @@ from protocol.patch import diff
 from . import frames
 from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
+from .limits import AddressLimits, FrameBucket
 from .metrics import Metrics
 from .rooms import RoomError, RoomService
 from .settings import Settings
@@ -74,6 +75,8 @@ class Session:
         settings: server settings (frame size, queue limit).
         base_url: used to build share links, e.g. ``http://host:8000``.
         metrics: the app's metrics (actions counted and timed), or None.
+        address: the client's address (per-address quotas), e.g. ``"203.0.113.7"``.
+        limits: the process's per-address limits, or None for none.
     """
 
     def __init__(
@@ -85,8 +88,20 @@ class Session:
         settings: Settings,
         base_url: str,
         metrics: Metrics | None = None,
+        address: str = "unknown",
+        limits: AddressLimits | None = None,
     ) -> None:
         self.ws = websocket
+        self.address = address
+        self.limits = limits
+        self.bucket = (
+            FrameBucket(settings.frame_rate, settings.frame_burst, settings.flood_refusals,
+                        settings.flood_window_seconds)
+            if settings.frame_rate > 0 else None
+        )
+        self.last_frame = time.monotonic()
+        self._close_code = 1013
+        self._timer: asyncio.TimerHandle | None = None
         self.metrics = metrics
         self.codec = codec
         self.service = service
@@ -126,7 +141,7 @@ class Session:
             frame = await self._queue.get()
             if frame is None:
                 with contextlib.suppress(Exception):
-                    await self.ws.close(code=1013)
+                    await self.ws.close(code=self._close_code)
                 return
             try:
                 if isinstance(frame, str):
@@ -137,14 +152,64 @@ class Session:
                 self.state = SessionState.CLOSING
                 return
 
-    def error(self, code: str, message: str, ref: str | None = None) -> None:
+    def error(self, code: str, message: str, ref: str | None = None,
+              retry_after: float | None = None) -> None:
         """Send an ``error`` frame."""
-        self.send(frames.error(code, message, ref))
+        self.send(frames.error(code, message, ref, retry_after))
+
+    def close(self, code: int) -> None:
+        """Close the connection with ``code`` once the frames already queued are sent."""
+        if self.state is SessionState.CLOSING:
+            return
+        self._close_code = code
+        self.state = SessionState.CLOSING
+        self._queue.put_nowait(None)
+
+    def _count(self, what: str) -> None:
+        if self.limits is not None:
+            self.limits.refused[what] += 1
+
+    # -- time limits ---------------------------------------------------------------------
+    def _start_clock(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(self.settings.hello_timeout_seconds, self._tick)
+
+    def _tick(self) -> None:
+        """The connection's one timer: first the hello deadline, then the idle check."""
+        self._timer = None
+        if self.state is SessionState.CLOSING:
+            return
+        if self.state is SessionState.CONNECTED:
+            log.info("closing a connection that did not say hello in time")
+            self._count("hello_timeout")
+            self.close(1008)
+            return
+        idle = self.settings.idle_seconds
+        quiet = time.monotonic() - self.last_frame
+        if quiet >= idle and self.seat is None:
+            log.info("closing a connection without a seat, idle for %.0f s", quiet)
+            self._count("idle")
+            self.close(1001)
+            return
+        self._timer = asyncio.get_running_loop().call_later(
+            max(idle - quiet, min(idle, 1.0)), self._tick
+        )
+
+    def _watch_idle(self) -> None:
+        """After hello: the timer checks for idleness (``idle_seconds``; 0: never)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.settings.idle_seconds:
+            self._timer = asyncio.get_running_loop().call_later(
+                self.settings.idle_seconds, self._tick
+            )
 
     # -- incoming ------------------------------------------------------------------------
     async def run(self) -> None:
         """Serve the connection until it closes. Never raises for anything a client sends."""
         writer = asyncio.create_task(self._writer())
+        self._start_clock()
         try:
             while self.state is not SessionState.CLOSING:
                 msg = await self.ws.receive()
@@ -161,6 +226,9 @@ class Session:
             with contextlib.suppress(Exception):
                 await self.ws.close(code=1011)  # a server fault: the client may reconnect
         finally:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             self.state = SessionState.CLOSING
             with contextlib.suppress(Exception):
                 await self._leave_room()
@@ -174,7 +242,22 @@ class Session:
                     await self.ws.close()
 
     async def handle_frame(self, frame: str | bytes) -> None:
-        """Decode and handle one client frame; every failure becomes a frame to the client."""
+        """Decode and handle one client frame; every failure becomes a frame to the client.
+
+        A frame over the connection's rate (:class:`server.limits.FrameBucket`) is refused
+        unhandled (``rate_limited``); a connection that keeps flooding is closed (1008).
+        """
+        now = time.monotonic()
+        self.last_frame = now
+        if self.bucket is not None:
+            wait = self.bucket.take(now)
+            if wait:
+                self._refuse_frame(frame, wait)
+                # Read nothing more until a token is back: a flood then waits in the
+                # socket's buffers (TCP pushes back on the sender) instead of costing CPU,
+                # and this loop gives the event loop to the other connections.
+                await asyncio.sleep(wait)
+                return
         try:
             message = decode_client(
                 frame, self.codec.encoding, max_bytes=self.settings.max_frame_bytes
@@ -210,6 +293,20 @@ class Session:
             log.exception("handling %s failed", kind)
             self.error("internal", "the server could not handle this message", kind)
 
+    def _refuse_frame(self, frame: str | bytes, wait: float) -> None:
+        """Answer a frame over the rate limit without reading it (nothing of it is applied;
+        refusing must cost less than handling): ``error rate_limited`` with ``ref`` null
+        and ``retry_after``; close the connection (1008) if it keeps flooding."""
+        assert self.bucket is not None
+        if self.bucket.flooding:
+            log.info("closing a connection that keeps flooding")
+            self._count("flood")
+            self.close(1008)
+            return
+        self._count("rate_limited")
+        self.error("rate_limited", "too many frames; wait retry_after seconds", None,
+                   round(wait, 3))
+
     # -- handlers --------------------------------------------------------------------------
     async def _ping(self, message: m.Ping) -> None:
         local = self.local
@@ -230,10 +327,18 @@ class Session:
         known = message.token is not None and self.service.tokens.is_issued(message.token)
         self.player_token = message.token if known else self.service.tokens.issue()
         self.state = SessionState.READY
+        self._watch_idle()
         self.send(frames.welcome(self.codec.encoding, self.player_token, self.name,
                                  self.settings.max_frame_bytes))
 
     async def _create_room(self, message: m.CreateRoom) -> None:
+        if self.limits is not None:
+            wait = self.limits.rooms.spend(self.address)
+            if wait:
+                self._count("too_many_rooms")
+                self.error("too_many_rooms", "this address created too many rooms; wait "
+                           "retry_after seconds", "create_room", round(wait, 3))
+                return
         record, creator = await self.service.create_room(
             message.options.model_dump(),
             computers=dict(message.computers),
@@ -330,8 +435,26 @@ class Session:
         self.send(frames.left(room_id))
 
     async def _join(self, message: m.Join) -> None:
+        limits = self.limits
+        if limits is not None:
+            wait = limits.failed_joins.wait(self.address)
+            if wait:
+                self._count("too_many_joins")
+                self.error("too_many_joins", "too many refused joins from this address; wait "
+                           "retry_after seconds", "join", round(wait, 3))
+                return
+        try:
+            await self._join_room(message)
+        except RoomError as exc:
+            if limits is not None and exc.code in FAILED_JOIN_CODES:
+                limits.failed_joins.charge(self.address)
+            raise
+
+    async def _join_room(self, message: m.Join) -> None:
         await self._leave_room()
         if message.token is not None and not self.service.tokens.is_issued(message.token):
+            if self.limits is not None:
+                self.limits.failed_joins.charge(self.address)
             self.error("bad_token", "that token was not issued by this server", "join")
             return
         token = message.token or self.player_token
@@ -499,6 +622,13 @@ class Session:
         """A seat's presence changed: forward it."""
         if not self._joining:
             self.send(frame)
+
+
+FAILED_JOIN_CODES = frozenset(
+    {"room_not_found", "bad_token", "bad_seat", "seat_taken", "already_seated"}
+)
+"""Codes of a refused ``join`` that count against ``failed_joins_per_minute`` (what a
+client guessing rooms, seats or tokens gets; store and server faults do not count)."""
 
 
 HANDLERS: dict[str, Callable[[Session, Any], Awaitable[None]]] = {

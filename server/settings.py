@@ -101,3 +101,50 @@ class Settings(BaseSettings):
     send_queue_limit: int = Field(
         1000, ge=1, description="frames queued for one slow connection before it is dropped"
     )
+    # -- limits (docs/protocol.md "Limits"); a 0 turns the limit off where it says so ---------
+    frame_rate: float = Field(
+        20.0, ge=0, description="client frames per second a connection may send on average "
+        "(token bucket refill rate; 0: no limit). Excess frames are refused (rate_limited)"
+    )
+    frame_burst: int = Field(
+        40, ge=1, description="client frames a connection may send at once (token bucket size)"
+    )
+    flood_refusals: int = Field(
+        100, ge=1, description="a connection with more rate-limited frames than this within "
+        "flood_window_seconds is closed (1008)"
+    )
+    flood_window_seconds: float = Field(
+        10.0, gt=0, description="the window flood_refusals counts refused frames in"
+    )
+    max_connections_per_address: int = Field(
+        100, ge=0, description="open WebSocket connections one client address may hold on "
+        "this process (0: no limit); more are refused at the handshake (429 "
+        "too_many_connections)"
+    )
+    rooms_per_minute: int = Field(
+        30, ge=0, description="rooms one client address may create per minute on this "
+        "process, by HTTP or create_room (0: no limit); more get too_many_rooms"
+    )
+    failed_joins_per_minute: int = Field(
+        30, ge=0, description="joins one client address may have refused (unknown room, bad "
+        "token, seat taken, ...) per minute on this process (0: no limit); past it every "
+        "join from it gets too_many_joins until the budget refills"
+    )
+    hello_timeout_seconds: float = Field(
+        5.0, gt=0, description="a connection that has not said hello this long after the "
+        "handshake is closed (1008)"
+    )
+    idle_seconds: float = Field(
+        300.0, ge=0, description="a connection without a seat that sends no frame this long "
+        "is closed (1001; 0: never)"
+    )
+    request_timeout_seconds: float = Field(
+        10.0, gt=0, description="an HTTP request (or WebSocket handshake) must arrive whole, "
+        "headers and body, this long after its connection opens (or after its first byte, "
+        "on a kept-alive connection); else the socket is closed"
+    )
+    forwarded_allow_ips: str = Field(
+        "127.0.0.1", description="comma-separated addresses or networks of proxies trusted "
+        "to set X-Forwarded-For / X-Forwarded-Proto ('*': any); the client address of a "
+        "request from anyone else is its peer address"
+    )

@@ -24,7 +24,7 @@ import uvicorn
 
 import engine
 from protocol.client import Client
-from server.app import create_app
+from server.app import create_app, uvicorn_kwargs
 from server.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,15 +44,10 @@ class ThreadServer:
 
     def __init__(self, settings: Settings, **app_kwargs: Any) -> None:
         self.app = create_app(settings, **app_kwargs)
-        config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=0,
-            log_level="warning",
-            ws_per_message_deflate=False,
-            ws_max_size=1 << 20,
-            lifespan="on",
-        )
+        # The server's own uvicorn options (guarded HTTP protocol, trusted proxies, ...) on
+        # a free loopback port.
+        options = {**uvicorn_kwargs(settings), "host": "127.0.0.1", "port": 0}
+        config = uvicorn.Config(self.app, log_level="warning", **options)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.port = 0

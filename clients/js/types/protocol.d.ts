@@ -1144,6 +1144,9 @@ export interface Error {
     | "store_unavailable"
     | "outcome_unknown"
     | "internal"
+    | "rate_limited"
+    | "too_many_rooms"
+    | "too_many_joins"
   ) &
     string;
   message: string;
@@ -1151,6 +1154,10 @@ export interface Error {
    * type of the offending message, if known
    */
   ref?: string | null;
+  /**
+   * with a limit's code (`rate_limited`, `too_many_rooms`, `too_many_joins`): seconds until the request may succeed
+   */
+  retry_after?: number | null;
 }
 /**
  * Answer to ``ping``.
