@@ -213,7 +213,7 @@ class ClusterRedisStore(RedisStore):
         dropped on a failure)."""
         try:
             await self.redis.initialize()
-        except (TimeoutError, RedisError, OSError) as exc:
+        except (TimeoutError, RedisError, OSError, RuntimeError) as exc:
             self.health.failed(exc)
             raise StoreUnavailable(f"no node of the cluster answers: {exc}") from exc
 
@@ -222,7 +222,7 @@ class ClusterRedisStore(RedisStore):
         await self._ready()
         try:
             result = await call()
-        except (TimeoutError, RedisError, OSError, AttributeError) as exc:
+        except (TimeoutError, RedisError, OSError, RuntimeError, AttributeError) as exc:
             # (AttributeError: a connection closed under the call by the client library,
             # which closes them all on CLUSTERDOWN.)
             await self._failed(exc)
@@ -259,7 +259,7 @@ class ClusterRedisStore(RedisStore):
             try:
                 await node.disconnect_if_needed(conn)
                 await conn.connect()
-            except (TimeoutError, RedisError, OSError) as exc:
+            except (TimeoutError, RedisError, OSError, RuntimeError) as exc:
                 node.release(conn)
                 await self._failed(exc, node)
                 raise StoreUnavailable(str(exc)) from exc
@@ -280,7 +280,7 @@ class ClusterRedisStore(RedisStore):
                         replies.append(await conn.read_response())
                     except ResponseError as exc:  # an error answer: the stream is intact
                         replies.append(exc)
-            except (TimeoutError, RedisError, OSError, AttributeError,
+            except (TimeoutError, RedisError, OSError, RuntimeError, AttributeError,
                     asyncio.CancelledError) as exc:
                 # (AttributeError: the client library closed every connection meanwhile, as it
                 # does on CLUSTERDOWN, and this one lost its socket under us.)

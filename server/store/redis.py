@@ -170,10 +170,13 @@ class RedisStore(RoomStore):
                 await self.redis.connection_pool.disconnect(inuse_connections=False)
 
     async def _read(self, call: Callable[[], Awaitable[_T]]) -> _T:
-        """Run a read (or a write that is safe to lose): any failure is StoreUnavailable."""
+        """Run a read (or a write that is safe to lose): any failure is StoreUnavailable.
+
+        (RuntimeError is what uvloop raises for a write on a transport that closed under
+        the connection, as when a Redis node is killed.)"""
         try:
             result = await call()
-        except (TimeoutError, RedisError, OSError) as exc:
+        except (TimeoutError, RedisError, OSError, RuntimeError) as exc:
             await self._failed(exc)
             raise StoreUnavailable(str(exc)) from exc
         self.health.succeeded()
@@ -194,7 +197,7 @@ class RedisStore(RoomStore):
         pool = self.redis.connection_pool
         try:
             conn = await pool.get_connection()
-        except (TimeoutError, RedisError, OSError) as exc:
+        except (TimeoutError, RedisError, OSError, RuntimeError) as exc:
             await self._failed(exc)
             raise StoreUnavailable(str(exc)) from exc
         try:
@@ -205,7 +208,7 @@ class RedisStore(RoomStore):
                 # Not run (the script cache was flushed, e.g. Redis restarted): send it whole.
                 await conn.send_command("EVAL", script.script, len(keys), *keys, *args)
                 result = await conn.read_response()
-        except (TimeoutError, RedisError, OSError, asyncio.CancelledError) as exc:
+        except (TimeoutError, RedisError, OSError, RuntimeError, asyncio.CancelledError) as exc:
             # Drop the connection: a late answer must not be read as the next command's.
             await conn.disconnect()
             await pool.release(conn)
