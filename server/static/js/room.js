@@ -571,7 +571,7 @@ export function roomPage(root, roomId) {
           s === state.seat ? t("players.you", { name: seat.name || t("name.you") }) : names.seat(s)),
         h("span", { class: "player-meta" },
           presenceDot(seat),
-          held ? h("span", { class: "held" }, held) : null),
+          h("span", { class: "held" }, held)),
         h("span", { class: "chips" }, chips));
     }));
   }
