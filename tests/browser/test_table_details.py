@@ -7,6 +7,7 @@ at seat 1" line keeps its place in the play-by-play after a reload."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -100,7 +101,8 @@ def own_line_follows_the_seat(page: Any) -> None:
 
 
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
-def test_danish_table_names_review_and_reload(live_server: Any, new_page: Any, phone: bool) -> None:
+def test_danish_table_names_review_and_reload(live_server: Any, new_page: Any, screenshot_dir: Path,
+                                              phone: bool) -> None:
     """In Danish against the computer: the whole name "Computeren" under its played card
     (desktop and phone); the play-by-play says "får", never "pegger"; while the last deal's
     show is reviewed the dealer chip is that deal's dealer (whose crib is shown) and no card
@@ -120,6 +122,7 @@ def test_danish_table_names_review_and_reload(live_server: Any, new_page: Any, p
     names = me.evaluate(NAMES_FIT)
     assert names and all(n["fits"] and not n["cut"] for n in names), names
     assert {n["text"] for n in names} <= {"Du", "Computeren"}, names
+    me.locator(".play-area").screenshot(path=str(screenshot_dir / f"pile-da-{'phone' if phone else 'desktop'}.png"))
 
     # On to the review of the first deal's show.
     play_until(me, lambda: table(me).get("review") == "show", timeout=60)
