@@ -87,7 +87,8 @@ def test_possessives_follow_each_languages_rule(live_server: Any, new_page: Any)
 
 
 NAMES_FIT = """() => [...document.querySelectorAll('.pile .pile-who')].map((el) => ({
-  text: el.innerText, fits: el.scrollWidth <= el.clientWidth + 1 && el.scrollHeight <= el.clientHeight + 1,
+  text: el.innerText,
+  fits: el.scrollWidth <= el.clientWidth + 1 && el.scrollHeight <= el.clientHeight + 1,
   cut: getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth,
 }))"""
 
@@ -116,13 +117,15 @@ def test_danish_table_names_review_and_reload(live_server: Any, new_page: Any, s
     own_line_follows_the_seat(me)
 
     def computer_card_on_table() -> bool:
-        return "Computeren" in me.eval_on_selector_all(".pile .pile-who", "els => els.map(e => e.innerText)")
+        names = me.eval_on_selector_all(".pile .pile-who", "els => els.map(e => e.innerText)")
+        return "Computeren" in names
 
     play_until(me, computer_card_on_table, timeout=60)
     names = me.evaluate(NAMES_FIT)
     assert names and all(n["fits"] and not n["cut"] for n in names), names
     assert {n["text"] for n in names} <= {"Du", "Computeren"}, names
-    me.locator(".play-area").screenshot(path=str(screenshot_dir / f"pile-da-{'phone' if phone else 'desktop'}.png"))
+    picture = screenshot_dir / f"pile-da-{'phone' if phone else 'desktop'}.png"
+    me.locator(".play-area").screenshot(path=str(picture))
 
     # On to the review of the first deal's show.
     play_until(me, lambda: table(me).get("review") == "show", timeout=60)
@@ -132,7 +135,8 @@ def test_danish_table_names_review_and_reload(live_server: Any, new_page: Any, s
     assert me.get_attribute(".players", "data-dealer") == crib_seat
     assert me.locator(f".players li[data-seat='{crib_seat}'] .chip.dealer").count() == 1
     assert me.locator(".players .chip.dealer").count() == 1
-    assert me.eval_on_selector_all(".players .held", "els => els.map(e => e.innerText)") == ["", ""]
+    held = me.eval_on_selector_all(".players .held", "els => els.map(e => e.innerText)")
+    assert held == ["", ""], held
     assert me.locator(".players .chip.done").count() == 0
     legend_crib = me.locator(".board-legend li:has(.chip.dealer) .legend-name").inner_text()
     crib_owner = me.inner_text(".show-review .show-entry[data-kind=crib] .show-who")
@@ -166,6 +170,7 @@ def test_the_hand_row_after_a_game_over_mid_play(live_server: Any, new_page: Any
     page.goto(live_server.url + "/")
     page.wait_for_selector("#your-name")
     kept = ["5D", "8H", "JC", "KS"]
+    dealt = ["AC", "2C", "3C", "4C", "5C", "6C"]
     base = {"kept": kept, "show": {"counted": [], "pending": None, "hands": {}}}
     views = [
         {**base, "phase": "game_over", "hand": ["JC", "KS"]},  # won mid-play
@@ -173,9 +178,8 @@ def test_the_hand_row_after_a_game_over_mid_play(live_server: Any, new_page: Any
          "show": {"counted": [{"seat": 1, "kind": "hand"}], "pending": None, "hands": {}}},
         {**base, "phase": "show", "hand": []},
         {**base, "phase": "play", "hand": ["8H", "JC", "KS"]},
-        {"kept": [], "show": base["show"], "phase": "discard", "hand": ["AC", "2C", "3C", "4C", "5C", "6C"]},
+        {"kept": [], "show": base["show"], "phase": "discard", "hand": dealt},
         {**base, "phase": "game_over", "hand": kept},  # his heels ends it before the play
     ]
     got = page.evaluate(HELD, views)
-    assert got == [["JC", "KS"], kept, kept, ["8H", "JC", "KS"],
-                   ["AC", "2C", "3C", "4C", "5C", "6C"], kept]
+    assert got == [["JC", "KS"], kept, kept, ["8H", "JC", "KS"], dealt, kept]
