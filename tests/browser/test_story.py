@@ -129,7 +129,8 @@ def test_the_last_to_sit_and_a_late_joiner_see_the_cut(live_server: Any, new_pag
 def test_a_downloaded_replay_plays_back(live_server: Any, new_page: Any, tmp_path: Path) -> None:
     """A game to 61 against the computer; at game over the replay is downloaded: the public
     story (no hidden cards) with the hands shown. Opened on the replay page it plays back
-    step by step to the same result; the table also plays it in the page."""
+    step by step to the same result (a file that is not a replay then replaces it with an
+    error alone); the table also plays it in the page."""
     me = new_page(accept_downloads=True)
     create_table(me, live_server.url, "Pat", target="61", seats={1: "standard"})
     me.wait_for_selector("#table[data-phase=discard]")
@@ -176,6 +177,16 @@ def test_a_downloaded_replay_plays_back(live_server: Any, new_page: Any, tmp_pat
     assert replay_line.startswith(("Pat wins", "Computer wins"))
     viewer.click("#replay-first")
     viewer.wait_for_selector(".replay[data-step='0']")
+    # A file that is not a replay: the error alone, the old replay gone.
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something else"}', encoding="utf-8")
+    viewer.set_input_files("#replay-file", str(bad))
+    viewer.wait_for_selector("#replay p.error[role=alert]")
+    assert viewer.inner_text("#replay p.error") == "That file is not a cribbage replay."
+    assert viewer.locator("#replay .replay").count() == 0
+    viewer.set_input_files("#replay-file", str(path))
+    viewer.wait_for_selector(f".replay[data-steps='{len(versions)}'][data-step='0']")
+    assert viewer.locator("#replay p.error").count() == 0
 
     # In the page, from the table.
     me.click("#watch-replay")

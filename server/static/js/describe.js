@@ -44,16 +44,17 @@ export function sayShow(items) {
   return parts.join(t("say.separator"));
 }
 
-/** Why a peg scored: "fifteen", "a pair", "a run of 4", "the go", "his heels". */
-export function pegReason(peg) {
+/** Why a peg scored: "fifteen", "a pair", "a run of 4", "the go", "his heels". `form` is
+ * the verb form of the side that pegs ("you", "single", "group"): "the hand you announced". */
+export function pegReason(peg, form = "single") {
   const items = peg.items || [];
   const announced = items.some((i) => i.kind === "announced");
   switch (peg.source) {
     case "his_heels": return t("why.his_heels");
     case "go": return t("why.go");
     case "last_card": return t("why.last_card");
-    case "hand": return t(announced ? "why.hand_announced" : "why.hand");
-    case "crib": return t(announced ? "why.crib_announced" : "why.crib");
+    case "hand": return t(announced ? "why.hand_announced" : "why.hand", { form });
+    case "crib": return t(announced ? "why.crib_announced" : "why.crib", { form });
     case "muggins": return t("why.muggins");
     case "penalty": return t("why.penalty");
     default: break;
@@ -188,7 +189,7 @@ export function logLine(ev, names) {
       return ev.next === null ? t("log.play_over") : t("log.count_reset", { who: who(ev.next), form: f(ev.next) });
     case "peg":
       return t("log.peg", {
-        who: names.side(ev.side), form: names.sideForm(ev.side), n: ev.points, why: pegReason(ev), score: ev.score_after,
+        who: names.side(ev.side), form: names.sideForm(ev.side), n: ev.points, why: pegReason(ev, names.sideForm(ev.side)), score: ev.score_after,
       });
     case "show_hand":
       return t("log.show", {

@@ -137,14 +137,29 @@ export function numberWord(n) {
 }
 
 /**
- * A name in the genitive: English "Anna's", Danish "Annas" / "Lars'", Swedish "Annas" /
- * "Lars" (a name ending in s, x or z takes no s).
+ * A name in the genitive (possessive), by the rule of the page's language:
+ * - English: "'s" ("Anna's", "Computer 3's");
+ * - Danish: "s" ("Annas"), "'" after s, x or z ("Lars'"), "'s" after a digit or an
+ *   abbreviation in capitals ("Computer 3's", "DR's");
+ * - Swedish: "s" ("Annas"), nothing after s, x or z ("Lars"), ":s" after a digit or an
+ *   abbreviation in capitals ("Dator 2:s", "SVT:s").
+ * An abbreviation is a last word of two or more capitals ("SVT", "DR").
  */
-export function genitive(name) {
-  const sibilant = /[sxz]$/i.test(name);
-  if (current === "en") return `${name}'s`;
-  if (current === "da") return sibilant ? `${name}'` : `${name}s`;
-  return sibilant ? name : `${name}s`;
+export function genitive(name, code = current) {
+  const text = String(name);
+  const last = text.split(/\s+/).pop() || "";
+  const digit = /\d$/.test(text);
+  const abbreviation = /^\p{Lu}{2,}$/u.test(last);
+  const sibilant = /[sxz]$/i.test(text);
+  if (code === "da") {
+    if (digit || abbreviation) return `${text}'s`;
+    return sibilant ? `${text}'` : `${text}s`;
+  }
+  if (code === "sv") {
+    if (digit || abbreviation) return `${text}:s`;
+    return sibilant ? text : `${text}s`;
+  }
+  return `${text}'s`;
 }
 
 /** Dates and times of this language. */

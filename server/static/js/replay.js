@@ -195,6 +195,8 @@ export function replayFilePage(root, { topBar, render: setPage }) {
       state.replay = { data, step: 0 };
       state.error = null;
     } catch (err) {
+      // A file that is not a replay replaces the one shown: the error stands alone.
+      state.replay = null;
       state.error = err.message?.startsWith("replay.") ? t(err.message) : t("replay.not_a_replay");
     }
     draw();

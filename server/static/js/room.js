@@ -122,7 +122,8 @@ export function roomPage(root, roomId) {
     for (const m of frame.missed || []) story.add(m.version, m.events);
     if (!state.greeted) {
       state.greeted = true;
-      story.addLocal(frame.version, state.seat === null ? t("log.watching") : t("log.at_seat", { n: state.seat + 1 }), "presence");
+      if (state.seat === null) story.addLocal(frame.version, t("log.watching"), "presence");
+      else story.addLocal(frame.version, t("log.at_seat", { n: state.seat + 1 }), "presence", state.seat);
     }
     if (state.view?.result) state.lastResult = { game: state.view.game_number, result: state.view.result };
     fillStory(client);
@@ -393,6 +394,8 @@ export function roomPage(root, roomId) {
     const open = seats.filter((x) => !x.taken && x.kind !== "computer");
     const statusText = !s ? "" : s.status === "waiting" ? t("lobby.free_seats", { n: open.length })
       : s.status === "game_over" ? t("lobby.status_over") : t("lobby.status_playing");
+    // A full table: nothing to sit at, so no name to type — say so, and offer to watch.
+    const full = Boolean(s) && seats.length > 0 && !open.length;
     return h("div", {}, topBar(),
       h("main", { class: "lobby" },
         h("h1", {}, t("lobby.title")),
@@ -400,7 +403,7 @@ export function roomPage(root, roomId) {
         s ? h("p", { class: "muted settings-desc" }, describeSettings(roomSettings(s), s.options)) : null,
         shareBox(),
         h("section", { class: "panel", "aria-labelledby": "lobby-seats-h" },
-          h("div", { class: "field" },
+          full ? h("p", { class: "lobby-full", id: "lobby-full", role: "status" }, t("lobby.full")) : h("div", { class: "field" },
             h("label", { for: "lobby-name" }, t("form.your_name")),
             h("input", {
               id: "lobby-name", "data-key": "lobby-name", value: state.name, maxlength: 32, autocomplete: "nickname",
@@ -450,6 +453,8 @@ export function roomPage(root, roomId) {
   function tablePage() {
     const v = state.view;
     const names = currentNames();
+    // While the last deal's show is up, the board and the players describe that deal.
+    const side = v && reviewing() ? reviewedView(v) : v;
     const attrs = {
       id: "table", class: "table-page",
       "data-status": state.roomStatus, "data-phase": v?.phase || "waiting",
@@ -470,9 +475,9 @@ export function roomPage(root, roomId) {
             reviewing() ? showReview(v, names) : [cutForDeal(v, names), playArea(v, names), myArea(v, names)]),
           h("section", { class: "panel board-panel", "aria-labelledby": "board-h" },
             h("h2", { id: "board-h" }, t("board.title")),
-            board(v, names, { lowball: v.options.lowball }),
+            board(side, names, { lowball: v.options.lowball }),
             linesUnderBoard(v, names),
-            playersList(v, names),
+            playersList(side, names),
             // The link stays at hand during the game: others can watch (or take a seat
             // freed later) — one copy of it on the page, here or in the waiting room.
             shareBox(state.seats.some((x) => !x.taken) ? t("share.label") : t("share.watch_label"))),
@@ -531,13 +536,25 @@ export function roomPage(root, roomId) {
       lines.map((l) => h("li", { class: `line-${l.kind}` }, l.text)));
   }
 
+  /** The view as the board and the players' list draw it while the last deal's show is
+   * reviewed: that deal's dealer (who had the crib), and no cards held, laid away or to
+   * play — the new deal's cards wait behind the review. The scores are the same (nothing
+   * scores between the show and the next starter); a running turn clock stays shown. */
+  function reviewedView(v) {
+    const crib = v.last_show.find((e) => e.kind === "crib");
+    const deals = state.story.byDeal();
+    const previous = deals.length > 2 ? deals[deals.length - 2].dealer : null;
+    const dealer = crib ? crib.seat : previous ?? v.dealer;
+    return { ...v, dealer, turn: null, go: [], reviewing: true };
+  }
+
   function playersList(v, names) {
-    return h("ul", { class: "players", "aria-label": t("players.title") }, state.seats.map((seat) => {
+    return h("ul", { class: "players", "aria-label": t("players.title"), "data-dealer": v.dealer }, state.seats.map((seat) => {
       const s = seat.seat;
       const chips = [];
       if (v.dealer === s) chips.push(h("span", { class: "chip dealer" }, t("chip.dealer")));
       if (v.turn === s && v.phase !== "game_over") chips.push(h("span", { class: "chip turn" }, v.phase === "show" ? t("chip.to_announce") : t("chip.to_play")));
-      if (v.phase === "discard" && v.discarded[s]) chips.push(h("span", { class: "chip done" }, t("chip.crib_done")));
+      if (v.phase === "discard" && v.discarded[s] && !v.reviewing) chips.push(h("span", { class: "chip done" }, t("chip.crib_done")));
       if (v.go?.[s]) chips.push(h("span", { class: "chip go" }, t("chip.go")));
       const due = v.turn_clock?.[String(s)];
       if (due) {
@@ -546,14 +563,15 @@ export function roomPage(root, roomId) {
           class: ["chip clock", left <= 10 && "urgent"], "data-clock-seat": s, title: t("chip.clock_title"),
         }, `⏱ ${t("chip.clock", { n: left })}`));
       }
-      const team = v.options.partnerships ? ` · ${t("team.name", { team: v.sides[s] === 0 ? "A" : "B" })}` : "";
+      const team = v.options.partnerships ? t("team.name", { team: v.sides[s] === 0 ? "A" : "B" }) : "";
+      const held = v.reviewing ? team : [t("players.cards", { n: v.hand_sizes[s] }), team].filter(Boolean).join(" · ");
       return h("li", { class: ["player", `side-${v.sides[s]}`, v.turn === s && "has-turn", s === state.seat && "me"], "data-seat": s },
         h("span", { class: "player-name" },
           h("span", { class: "swatch", "aria-hidden": "true" }),
           s === state.seat ? t("players.you", { name: seat.name || t("name.you") }) : names.seat(s)),
         h("span", { class: "player-meta" },
           presenceDot(seat),
-          h("span", { class: "held" }, `${t("players.cards", { n: v.hand_sizes[s] })}${team}`)),
+          h("span", { class: "held" }, held)),
         h("span", { class: "chips" }, chips));
     }));
   }
@@ -691,9 +709,7 @@ export function roomPage(root, roomId) {
         onclick: () => act({ type: "play", card: c }),
       }));
     } else {
-      // Not my move: the cards still held (in the show and after the game, the four kept).
-      const shown = ["discard", "play"].includes(v.phase) || !v.kept.length ? v.hand : v.kept;
-      cards = sortCards(shown).map((c) => cardEl(c));
+      cards = sortCards(heldCards(v)).map((c) => cardEl(c));
     }
     const rematch = acts.find((a) => a.type === "rematch");
     if (rematch) {
@@ -878,7 +894,7 @@ export function roomPage(root, roomId) {
         : t("show.announced", { n: e.announced, pegged: e.pegged }));
     }
     const backup = v.options.backup10 && e.total === 0 ? h("p", { class: "backup-note" }, t("show.backup_note")) : null;
-    return h("li", { class: ["show-entry", e.total === 0 && "zero"] },
+    return h("li", { class: ["show-entry", e.total === 0 && "zero"], "data-seat": e.seat, "data-kind": e.kind },
       h("div", { class: "show-cards" }, sortCards(e.cards).map((c) => cardEl(c, { small: true })),
         h("span", { class: "plus", "aria-hidden": "true" }, "+"), cardEl(e.starter, { small: true, note: t("table.starter_note") })),
       h("div", { class: "show-words" },
@@ -890,21 +906,24 @@ export function roomPage(root, roomId) {
   }
 
   // ------------------------------------------------------------ the play-by-play -------
+  /** Lines for events: [{at, text, kind}], `at` the event's index in `events`. */
   function storyLines(names, events) {
     const out = [];
-    for (const { version, event } of events) {
+    events.forEach(({ event }, at) => {
       const text = logLine(event, names);
-      if (text) out.push({ version, text, kind: event.type });
-    }
+      if (text) out.push({ at, text, kind: event.type });
+    });
     return out;
   }
 
   function logPanel(names) {
     const story = state.story;
-    const lines = storyLines(names, story.events());
-    // The page's own lines (presence) go after the version they happened at.
-    for (const l of story.local) lines.push({ version: l.after + 0.5, text: l.text, kind: l.kind });
-    lines.sort((a, b) => a.version - b.version);
+    const events = story.events();
+    const lines = storyLines(names, events);
+    // The page's own lines (presence) go where they happened (Story.localPosition); the
+    // sort is stable, so lines at one place keep their order.
+    for (const l of story.local) lines.push({ at: story.localPosition(l, events), text: l.text, kind: l.kind });
+    lines.sort((a, b) => a.at - b.at);
     const shown = lines.slice(-LOG_LINES);
     return h("section", { class: "panel log-panel", "aria-labelledby": "log-h" },
       h("h2", { id: "log-h" }, t("log.title")),
@@ -987,6 +1006,20 @@ export function roomPage(root, roomId) {
   } else {
     showLobby();
   }
+}
+
+/**
+ * The cards of this seat's hand row when it has no card to pick: while the cards are dealt
+ * and played, those still held; in the show, the four kept (the hand being counted). After
+ * the game, the four kept if the game ended in the show, else those still held — a game
+ * can end mid-play, and the cards already laid are on the table, not in the hand.
+ * `v` is the seat's view (docs/protocol.md); returns card codes.
+ */
+export function heldCards(v) {
+  if (!v.kept?.length || v.phase === "discard" || v.phase === "play") return v.hand;
+  if (v.phase === "show") return v.kept;
+  const showStarted = Boolean(v.show?.counted?.length || v.show?.pending);
+  return showStarted ? v.kept : v.hand;
 }
 
 function sameCards(a, b) {

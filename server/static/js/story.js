@@ -10,7 +10,8 @@ export class Story {
     this.versions = new Map();
     /** The version that started the current game (snapshot `history_from`). */
     this.first = null;
-    /** Lines of this page's own (presence, "you are at seat 2"), after a version. */
+    /** Lines of this page's own (presence, "you are at seat 2"), after a version; a line
+     * with `seat` belongs right after that seat's `seat_taken` event. */
     this.local = [];
     this.loading = false;
     this.failed = false;
@@ -37,9 +38,10 @@ export class Story {
     }
   }
 
-  /** A line of the page's own, placed after `version`. */
-  addLocal(version, text, kind) {
-    this.local.push({ after: version, text, kind });
+  /** A line of the page's own, placed after `version` (or, given `seat`, right after the
+   * event of that seat being taken, when the story has it). */
+  addLocal(version, text, kind, seat = null) {
+    this.local.push({ after: version, text, kind, seat });
     if (this.local.length > 200) this.local.splice(0, this.local.length - 200);
   }
 
@@ -76,6 +78,26 @@ export class Story {
       deals[deals.length - 1].events.push(e);
     }
     return deals;
+  }
+
+  /**
+   * Where a line of the page's own goes among `events` (this story's `events()`): a
+   * position between event indexes (i + 0.5 is right after event i). A line about a seat
+   * goes right after the latest `seat_taken` of that seat up to its version; when the story
+   * starts later than that (a reload: the history begins with the game), before the game;
+   * other lines after every event up to their version.
+   */
+  localPosition(line, events) {
+    let after = -1;
+    let seated = -1;
+    events.forEach((e, i) => {
+      if (e.version > line.after) return;
+      after = i;
+      if (line.seat !== null && line.seat !== undefined && e.event.type === "seat_taken" && e.event.seat === line.seat) seated = i;
+    });
+    if (line.seat === null || line.seat === undefined) return after + 0.5;
+    if (seated >= 0) return seated + 0.5;
+    return this.first !== null && this.first <= line.after ? -0.5 : after + 0.5;
   }
 
   /** The cut for deal of this game (the event), or null. */

@@ -1,0 +1,185 @@
+"""Details of the table a Danish/Swedish newcomer found wrong: a full table says so in the
+lobby, possessives follow each language's rule ("Computer 3's crib", "Dator 2:s crib"),
+whole names under the played cards, the board and players describe the deal whose show is
+being reviewed, the hand row after a game that ended mid-play, and the page's own "you are
+at seat 1" line keeps its place in the play-by-play after a reload."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from crib_ui import create_table, log_lines, play_until, table
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_full_table_says_so_and_asks_for_no_name(live_server: Any, new_page: Any) -> None:
+    """Two seats, the creator and the computer: the table is full. A Danish and a Swedish
+    visitor opening the link are told every seat is taken and may watch; there is no name
+    box (there is nothing to sit at). A table with a free seat still asks for a name."""
+    creator = new_page()
+    link = create_table(creator, live_server.url, "Pat", seats={1: "standard"})
+    creator.wait_for_selector("#table[data-phase=discard]")
+    for locale, text in (("da-DK", "Alle pladser er taget — du kan se med."),
+                         ("sv-SE", "Alla platser är tagna — du kan titta på."),
+                         ("en-GB", "Every seat is taken — you can watch.")):
+        visitor = new_page(locale=locale)
+        visitor.goto(link)
+        visitor.wait_for_selector(".lobby .lede")
+        assert visitor.inner_text("#lobby-full") == text
+        assert visitor.locator("#lobby-name").count() == 0
+        assert visitor.locator(".lobby button[data-seat]").count() == 0
+        assert visitor.locator("#watch").is_visible()
+        visitor.click("#watch")
+        visitor.wait_for_selector("#table[data-conn=open] .watching")
+
+    other = new_page()
+    link = create_table(other, live_server.url, "Kim")  # seat 2 waits for a person
+    visitor = new_page(locale="da-DK")
+    visitor.goto(link)
+    visitor.wait_for_selector("button[data-seat='1']")
+    assert visitor.locator("#lobby-name").is_visible()
+    assert visitor.locator("#lobby-full").count() == 0
+
+
+GENITIVES = """async (cases) => {
+  const { genitive } = await import('/static/js/i18n.js');
+  return cases.map(([name, code]) => genitive(name, code));
+}"""
+
+
+def test_possessives_follow_each_languages_rule(live_server: Any, new_page: Any) -> None:
+    """The possessive of a name by each language's rule; then a Danish three-player table
+    with two computers names a computer's crib "Computer 2's crib", never "Computer 2s"."""
+    page = new_page(locale="da-DK")
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#your-name")
+    cases = {
+        ("Anna", "en"): "Anna's", ("Computer 3", "en"): "Computer 3's", ("James", "en"): "James's",
+        ("Anna", "da"): "Annas", ("Computer 3", "da"): "Computer 3's", ("Lars", "da"): "Lars'",
+        ("Max", "da"): "Max'", ("DR", "da"): "DR's", ("Computeren", "da"): "Computerens",
+        ("Anna", "sv"): "Annas", ("Dator 2", "sv"): "Dator 2:s", ("Lars", "sv"): "Lars",
+        ("Felix", "sv"): "Felix", ("SVT", "sv"): "SVT:s", ("SAS", "sv"): "SAS:s",
+        ("Datorn", "sv"): "Datorns",
+    }
+    got = page.evaluate(GENITIVES, [list(k) for k in cases])
+    assert dict(zip(cases, got, strict=True)) == cases
+
+    me = new_page(locale="da-DK")
+    create_table(me, live_server.url, "Søren", players="3", seats={1: "standard", 2: "standard"})
+    me.wait_for_selector("#table[data-phase=discard]")
+    seen: set[str] = set()
+    wrong = re.compile(r"Computer \d+s\b")
+
+    def computer_crib() -> bool:
+        text = me.inner_text("#table")
+        assert not wrong.search(text), text
+        found = re.findall(r"Computer \d+'s crib", text)
+        seen.update(found)
+        return bool(found)
+
+    # Within two deals a computer deals: its crib is named under the starter.
+    play_until(me, computer_crib, timeout=60)
+    assert seen <= {"Computer 2's crib", "Computer 3's crib"}, seen
+
+
+NAMES_FIT = """() => [...document.querySelectorAll('.pile .pile-who')].map((el) => ({
+  text: el.innerText,
+  fits: el.scrollWidth <= el.clientWidth + 1 && el.scrollHeight <= el.clientHeight + 1,
+  cut: getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth,
+}))"""
+
+
+def own_line_follows_the_seat(page: Any) -> None:
+    """"Du sidder på plads 1." comes right after "Søren sætter sig på plads 1."."""
+    lines = log_lines(page, story_only=False)
+    assert "Du sidder på plads 1." in lines, lines
+    at = lines.index("Du sidder på plads 1.")
+    assert at > 0 and lines[at - 1] == "Søren sætter sig på plads 1.", lines[:8]
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_danish_table_names_review_and_reload(live_server: Any, new_page: Any, screenshot_dir: Path,
+                                              phone: bool) -> None:
+    """In Danish against the computer: the whole name "Computeren" under its played card
+    (desktop and phone); the play-by-play says "får", never "pegger"; while the last deal's
+    show is reviewed the dealer chip is that deal's dealer (whose crib is shown) and no card
+    counts of the new deal show, and after "Næste giv" they are the new deal's; after a
+    reload "Du sidder på plads 1." is still right after the seat was taken."""
+    me = new_page(phone=phone, locale="da-DK")
+    create_table(me, live_server.url, "Søren", target="121", seats={1: "standard"})
+    me.wait_for_selector("#table[data-phase=discard]")
+    me.wait_for_function("() => [...document.querySelectorAll('.log li')]"
+                         ".some((li) => li.innerText === 'Du sidder på plads 1.')")
+    own_line_follows_the_seat(me)
+
+    def computer_card_on_table() -> bool:
+        names = me.eval_on_selector_all(".pile .pile-who", "els => els.map(e => e.innerText)")
+        return "Computeren" in names
+
+    play_until(me, computer_card_on_table, timeout=60)
+    names = me.evaluate(NAMES_FIT)
+    assert names and all(n["fits"] and not n["cut"] for n in names), names
+    assert {n["text"] for n in names} <= {"Du", "Computeren"}, names
+    picture = screenshot_dir / f"pile-da-{'phone' if phone else 'desktop'}.png"
+    me.locator(".play-area").screenshot(path=str(picture))
+
+    # On to the review of the first deal's show.
+    play_until(me, lambda: table(me).get("review") == "show", timeout=60)
+    lines = " ".join(log_lines(me))
+    assert " får " in lines and "pegger" not in lines and "given" not in lines.lower()
+    crib_seat = me.get_attribute(".show-review .show-entry[data-kind=crib]", "data-seat")
+    assert me.get_attribute(".players", "data-dealer") == crib_seat
+    assert me.locator(f".players li[data-seat='{crib_seat}'] .chip.dealer").count() == 1
+    assert me.locator(".players .chip.dealer").count() == 1
+    held = me.eval_on_selector_all(".players .held", "els => els.map(e => e.innerText)")
+    assert held == ["", ""], held
+    assert me.locator(".players .chip.done").count() == 0
+    legend_crib = me.locator(".board-legend li:has(.chip.dealer) .legend-name").inner_text()
+    crib_owner = me.inner_text(".show-review .show-entry[data-kind=crib] .show-who")
+    assert crib_owner == ("Din crib" if legend_crib == "Du" else f"{legend_crib}s crib")
+    assert me.inner_text("#next-deal") == "Næste giv (2)"
+    me.click("#next-deal")
+    me.wait_for_function("() => document.querySelector('#table').dataset.review !== 'show'")
+    # The new deal: the other seat deals, six cards each.
+    assert me.get_attribute(".players", "data-dealer") != crib_seat
+    assert me.locator(".players .held").first.inner_text() == "6 kort"
+
+    if not phone:
+        me.reload()
+        me.wait_for_selector("#table[data-conn=open][data-story=complete]")
+        me.wait_for_function("() => [...document.querySelectorAll('.log li')]"
+                             ".some((li) => li.innerText === 'Du sidder på plads 1.')")
+        own_line_follows_the_seat(me)
+
+
+HELD = """async (views) => {
+  const { heldCards } = await import('/static/js/room.js');
+  return views.map((v) => heldCards(v));
+}"""
+
+
+def test_the_hand_row_after_a_game_over_mid_play(live_server: Any, new_page: Any) -> None:
+    """The hand row of a seat with no card to pick (room.js heldCards), from the view: a
+    game that ends mid-play shows only the cards still held, not those laid on the table;
+    one that ends in the show (or a show in progress) shows the four kept."""
+    page = new_page()
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#your-name")
+    kept = ["5D", "8H", "JC", "KS"]
+    dealt = ["AC", "2C", "3C", "4C", "5C", "6C"]
+    base = {"kept": kept, "show": {"counted": [], "pending": None, "hands": {}}}
+    views = [
+        {**base, "phase": "game_over", "hand": ["JC", "KS"]},  # won mid-play
+        {**base, "phase": "game_over", "hand": [],  # won in the show
+         "show": {"counted": [{"seat": 1, "kind": "hand"}], "pending": None, "hands": {}}},
+        {**base, "phase": "show", "hand": []},
+        {**base, "phase": "play", "hand": ["8H", "JC", "KS"]},
+        {"kept": [], "show": base["show"], "phase": "discard", "hand": dealt},
+        {**base, "phase": "game_over", "hand": kept},  # his heels ends it before the play
+    ]
+    got = page.evaluate(HELD, views)
+    assert got == [["JC", "KS"], kept, kept, ["8H", "JC", "KS"], dealt, kept]
