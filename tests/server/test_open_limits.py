@@ -143,6 +143,7 @@ async def test_ws_refuses_other_origins_at_the_handshake(make_server):
     assert await ws_status(strict.ws, "https://play.example") == 101
     assert await ws_status(strict.ws, f"http://127.0.0.1:{strict.port}") == 101  # own
     assert await ws_status(strict.ws, "http://localhost:5173") == 403
+    assert await ws_status(strict.ws, None) == 101  # still: clients that are not browsers
     everyone = make_server(redis=False, allowed_origins="*")
     assert await ws_status(everyone.ws, "https://evil.example") == 101
 
