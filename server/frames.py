@@ -7,11 +7,10 @@ builder's output against its message model, so the wire cannot drift from the co
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from protocol import messages as m
-from protocol.codec import ProtocolError
+from protocol.codec import ProtocolError, is_clean
 
 from .store.base import RoomRecord
 
@@ -126,17 +125,14 @@ def error(code: str, message: str, ref: str | None = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "ref": ref}
 
 
-_ACTION_ID_RE = re.compile(m.ACTION_ID_PATTERN)
-
-
 def protocol_error(exc: ProtocolError) -> dict[str, Any]:
     """The answer to a frame that is not a valid client message: ``reject`` ``bad_action``
-    for an ``act`` whose ``action_id`` is well formed (so the client can match it), else
-    ``error`` with the codec's code.
+    for an ``act`` whose ``action_id`` is text of 1..64 characters (so the client can match
+    it), else ``error`` with the codec's code.
 
-    Whatever the client sent, the answer can be encoded: only a well-formed ``action_id``
-    (printable ASCII, 1..64) is echoed, and ``ProtocolError`` keeps no lone surrogate in its
-    ``message`` or ``ref`` (``protocol.codec``).
+    Whatever the client sent, the answer can be encoded: an ``action_id`` holding a lone
+    surrogate is never echoed (the answer is then an ``error``), and ``ProtocolError`` keeps
+    none in its ``message`` or ``ref`` (``protocol.codec``).
     """
     raw = exc.raw if isinstance(exc.raw, dict) else None
     action_id = raw.get("action_id") if raw else None
@@ -144,7 +140,8 @@ def protocol_error(exc: ProtocolError) -> dict[str, Any]:
         exc.code == "bad_message"
         and exc.ref == "act"
         and isinstance(action_id, str)
-        and _ACTION_ID_RE.fullmatch(action_id)
+        and 0 < len(action_id) <= 64
+        and is_clean(action_id)
     ):
         return reject(action_id, "bad_action", exc.message)
     return error(exc.code, exc.message, exc.ref)

@@ -3,8 +3,8 @@
 * every HTTP route of ``server.app`` is in the document with its methods, and nothing else
   is (the web client's pages and ``/ws`` aside);
 * ``GET /openapi.json`` serves the committed document;
-* each answer a real server gives — ``201``, ``400``, ``403``, ``413``, ``200``, ``404`` and, with its
-  Redis killed, ``503`` — has a status the document lists for that operation, the
+* each answer a real server gives — ``201``, ``400``, ``403``, ``413``, ``200``, ``404``
+  and, with its Redis killed, ``503`` — has a status the document lists for that operation, the
   documented content type, and a body that validates against the documented schema
   (JSON Schema 2020-12, with ``jsonschema``).
 """
