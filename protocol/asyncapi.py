@@ -337,9 +337,10 @@ One WebSocket endpoint carries the whole game. The subprotocol chooses the encod
 Both carry exactly the same messages with the same payload schemas (the message \
 `contentType` given is JSON's; under msgpack it is `application/msgpack`). A frame of the \
 wrong kind is answered `error` `bad_frame`; a client frame over `max_frame_bytes` (told in \
-`welcome`, 16 KiB by default) `error` `frame_too_large`; over 1 MiB closes the connection \
-(1009). A handshake offering only unknown subprotocols is refused with HTTP 403 (browsers \
-report 1006).
+`welcome`, 16 KiB by default, counted in bytes) `error` `frame_too_large`; over 1 MiB \
+closes the connection (1009). A handshake offering only unknown subprotocols, or sent from \
+a web page whose `Origin` the server does not allow (`allowed_origins`; a handshake \
+without `Origin` is allowed), is refused with HTTP 403 (browsers report 1006).
 
 A session: `hello` -> `welcome`; `create_room` -> `room_created` (optional); `join` -> \
 `snapshot`; then `act` -> `update` ... + `ack` (or `reject`), while other players' accepted \

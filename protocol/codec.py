@@ -9,14 +9,23 @@ Decoding never raises anything but :class:`ProtocolError`, whose ``code`` is sta
 
 * ``bad_frame``: the frame is not of the connection's kind (text vs binary), does not parse,
   or is not a map/object.
-* ``frame_too_large``: the frame is longer than the allowed size.
+* ``frame_too_large``: the frame is longer than the allowed size, counted in bytes (a text
+  frame's UTF-8 bytes, a binary frame's bytes).
 * ``bad_message``: it parses, but is not a valid client message (unknown ``type``, missing or
   malformed fields).
+* ``bad_name``: a ``hello`` whose ``name`` is not a display name (blank, only invisible
+  characters, control or format characters; ``protocol.messages.DisplayName``).
+
+Whatever a client sends, what the server answers can be encoded: the text of a
+:class:`ProtocolError` and its ``ref`` never carry a lone surrogate (a JSON text frame may
+escape one, ``"\\udfff"``, which no UTF-8 frame can carry back), and :func:`encode` replaces
+any that reach it (:func:`clean_text`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -33,6 +42,8 @@ SUBPROTOCOLS = (JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL)
 
 Encoding = Literal["json", "msgpack"]
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 DEFAULT_MAX_FRAME_BYTES = 16 * 1024
 """Largest client frame accepted by default (a legitimate one is under 300 bytes)."""
 
@@ -41,18 +52,47 @@ class ProtocolError(Exception):
     """A frame that cannot be used.
 
     Attributes:
-        code: ``bad_frame``, ``frame_too_large`` or ``bad_message``.
+        code: ``bad_frame``, ``frame_too_large``, ``bad_message`` or ``bad_name``.
         message: a human-readable explanation.
-        ref: the message ``type`` when it could be read, else None.
+        ref: the message ``type`` when it could be read (and encoded), else None.
         raw: the decoded plain data when it decoded (for ``bad_message``), else None.
     """
 
     def __init__(self, code: str, message: str, *, ref: str | None = None, raw: Any = None):
+        message = clean_text(message)
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
-        self.ref = ref
+        self.ref = ref if ref is None or is_clean(ref) else None
         self.raw = raw
+
+
+def is_clean(text: str) -> bool:
+    """Whether ``text`` can be encoded as UTF-8 (holds no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every lone surrogate (which no UTF-8 frame can carry) replaced by
+    U+FFFD; the same object when there is none."""
+    if is_clean(text):
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def clean(value: Any) -> Any:
+    """Plain data with :func:`clean_text` applied to every string in it (keys included)."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    return value
 
 
 def encoding_for_subprotocol(subprotocol: str | None) -> Encoding:
@@ -82,13 +122,31 @@ def encode(message: BaseModel | dict[str, Any], encoding: Encoding) -> str | byt
     """
     data = _to_plain(message)
     if encoding == "msgpack":
-        return msgpack.packb(data, use_bin_type=True)
+        try:
+            return msgpack.packb(data, use_bin_type=True)
+        except UnicodeEncodeError:
+            # A lone surrogate from a client's JSON escape: never echoed as it is.
+            return msgpack.packb(clean(data), use_bin_type=True)
     try:
         return jsontext.dumps(data)
     except jsontext.JSONError:
-        # Text orjson refuses (a lone surrogate echoed from a client): the standard library
-        # writes it as an escape.
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        # Text orjson refuses (a lone surrogate from a client's JSON escape): replaced, so
+        # the frame is valid UTF-8 (a text frame cannot carry a lone surrogate).
+        return jsontext.dumps(clean(data))
+
+
+def frame_bytes(frame: str | bytes, limit: int | None = None) -> int:
+    """The size of a frame in bytes: a binary frame's length, a text frame's UTF-8 length.
+
+    With ``limit``, a text frame that is surely within it (at most 4 bytes a character) or
+    surely past it (at least 1 byte a character) is not encoded to be measured; the answer
+    is then only exact on the right side of the limit.
+    """
+    if not isinstance(frame, str):
+        return len(frame)
+    if limit is not None and (len(frame) * 4 <= limit or len(frame) > limit):
+        return len(frame)
+    return len(frame.encode("utf-8", "surrogatepass"))
 
 
 def decode_plain(
@@ -107,7 +165,7 @@ def decode_plain(
     Raises:
         ProtocolError: ``frame_too_large`` or ``bad_frame``.
     """
-    if max_bytes is not None and len(frame) > max_bytes:
+    if max_bytes is not None and frame_bytes(frame, max_bytes) > max_bytes:
         raise ProtocolError("frame_too_large", f"frame is longer than {max_bytes} bytes")
     if encoding == "json":
         if not isinstance(frame, str):
@@ -144,14 +202,20 @@ def validate_client(data: dict[str, Any]) -> Any:
         The message model (one of :data:`protocol.messages.ClientMessage`).
 
     Raises:
-        ProtocolError: ``bad_message`` (with ``ref`` and ``raw`` set).
+        ProtocolError: ``bad_message``, or ``bad_name`` for a ``hello`` whose ``name`` is a
+            string but not a display name (with ``ref`` and ``raw`` set).
     """
     kind = data.get("type")
     ref = kind if isinstance(kind, str) and len(kind) <= 32 else None
     try:
         return CLIENT_ADAPTER.validate_python(data)
     except ValidationError as exc:
-        raise ProtocolError("bad_message", _validation_text(exc), ref=ref, raw=data) from None
+        code = "bad_message"
+        if kind == "hello" and isinstance(data.get("name"), str) and any(
+            tuple(e.get("loc", ())) == ("hello", "name") for e in exc.errors()
+        ):
+            code = "bad_name"
+        raise ProtocolError(code, _validation_text(exc), ref=ref, raw=data) from None
 
 
 def decode_client(
@@ -160,7 +224,7 @@ def decode_client(
     """Decode and validate one client frame (what the server does with every frame).
 
     Raises:
-        ProtocolError: ``frame_too_large``, ``bad_frame`` or ``bad_message``.
+        ProtocolError: ``frame_too_large``, ``bad_frame``, ``bad_message`` or ``bad_name``.
     """
     return validate_client(decode_plain(frame, encoding, max_bytes=max_bytes))
 

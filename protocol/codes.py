@@ -31,10 +31,18 @@ CODEC_MEANINGS: dict[str, str] = {
         "not decodable: not JSON/msgpack, not a map, or the wrong frame kind for the "
         "subprotocol (binary on JSON, text on msgpack)"
     ),
-    "frame_too_large": "the frame is longer than max_frame_bytes (told in welcome)",
+    "frame_too_large": (
+        "the frame is longer than max_frame_bytes (told in welcome), counted in bytes (a "
+        "text frame's UTF-8 bytes)"
+    ),
     "bad_message": (
         "decodes, but is not a valid client message (unknown type, missing, extra or "
         "malformed fields)"
+    ),
+    "bad_name": (
+        "hello with a name that is not a display name: blank, more than 32 characters, "
+        "no visible character (only spaces or invisible fillers such as U+3164), or a "
+        "control or format character (a lone zero-width joiner included)"
     ),
 }
 """Codes of :class:`protocol.codec.ProtocolError`."""
@@ -72,7 +80,18 @@ SERVER_MEANINGS: dict[str, str] = {
         "nothing changed"
     ),
     "internal": "a server fault (logged); nothing changed",
-    "too_large": "HTTP only: the request body is larger than 16 KiB",
+    "too_large": (
+        "HTTP only: the request body is longer than max_body_bytes (16 KiB by default); "
+        "refused by its Content-Length before it is read"
+    ),
+    "not_player_token": (
+        "hello or join with a room's creator token: it only proves the creator "
+        "(set_computer) and never holds a seat; use the player token from welcome"
+    ),
+    "origin_not_allowed": (
+        "HTTP only: POST /api/rooms from a web page whose origin the server does not "
+        "allow (allowed_origins); the same refusal at /ws is an HTTP 403 handshake answer"
+    ),
     "rate_limited": (
         "the connection sent frames faster than its limit (frame_rate, frame_burst); the "
         "frame was not read (ref is null; an act was not applied); wait retry_after seconds "
@@ -109,10 +128,11 @@ CODEC_CODES: frozenset[str] = frozenset(CODEC_MEANINGS)
 SERVER_CODES: frozenset[str] = frozenset(SERVER_MEANINGS)
 
 ERROR_CODES: tuple[str, ...] = (
-    "bad_frame", "frame_too_large", "bad_message", "hello_required", "already_welcomed",
-    "not_joined", "not_seated", "hints_disabled", "room_not_found", "bad_seat", "seat_taken",
-    "already_seated", "bad_token", "bad_options", "busy", "store_unavailable",
-    "outcome_unknown", "internal", "rate_limited", "too_many_rooms", "too_many_joins",
+    "bad_frame", "frame_too_large", "bad_message", "bad_name", "hello_required",
+    "already_welcomed", "not_joined", "not_seated", "hints_disabled", "room_not_found",
+    "bad_seat", "seat_taken", "already_seated", "bad_token", "not_player_token",
+    "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
+    "rate_limited", "too_many_rooms", "too_many_joins",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -126,8 +146,9 @@ REJECT_CODES: tuple[str, ...] = (
 ``outcome_unknown``: the outcome is not known yet; re-send the same ``action_id``)."""
 
 HTTP_ERROR_CODES: tuple[str, ...] = (
-    "bad_options", "too_large", "room_not_found", "store_unavailable", "outcome_unknown",
-    "internal", "too_many_rooms", "too_many_connections",
+    "bad_options", "too_large", "origin_not_allowed", "room_not_found",
+    "store_unavailable", "outcome_unknown", "internal", "too_many_rooms",
+    "too_many_connections",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

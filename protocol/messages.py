@@ -73,20 +73,60 @@ class GameOptionsModel(_Model):
 # --------------------------------------------------------------------------------------
 
 
+INVISIBLE_FILLERS = frozenset(
+    "\u115f\u1160\u3164\uffa0"  # Hangul fillers (letters that draw nothing)
+    "\u2800"  # Braille pattern blank
+    "\u034f\u17b4\u17b5\u180e"  # grapheme joiner, Khmer inherent vowels, Mongolian space
+    "\U0001d159\U0001d173\U0001d174\U0001d175\U0001d176\U0001d177\U0001d178"
+    "\U0001d179\U0001d17a"  # musical symbol null notehead, beam and slur controls
+)
+"""Characters that take a place but draw nothing: a name needs something else besides."""
+
+ZWJ = "\u200d"
+
+
+def _visible(ch: str) -> bool:
+    """Whether ``ch`` draws something on its own: a letter, digit, punctuation or symbol
+    that is not an invisible filler (not a space, mark, control or format character)."""
+    return unicodedata.category(ch)[0] in "LNPS" and ch not in INVISIBLE_FILLERS
+
+
+def _joinable(ch: str) -> bool:
+    """Whether ``ch`` may stand next to a zero-width joiner: a visible character or a mark
+    (an emoji's variation selector)."""
+    return _visible(ch) or unicodedata.category(ch)[0] == "M"
+
+
 def _check_name(name: str) -> str:
-    """A display name: trimmed, not blank, no control or format characters (NUL, the
-    right-to-left override …; the zero-width joiner of emoji sequences is allowed)."""
+    """A display name: trimmed; at least one visible character (:func:`_visible`); no
+    control, format, private-use, unassigned or surrogate characters (NUL, the
+    right-to-left override, a lone zero-width joiner …). The zero-width joiner is allowed
+    only between two visible characters or marks (emoji sequences such as 👩‍💻 and ❤️‍🔥),
+    and tag characters only in a subdivision flag."""
     name = name.strip()
     if not name:
         raise ValueError("a name cannot be blank")
-    for ch in name:
-        if unicodedata.category(ch)[0] == "C" and ch != "\u200d":
-            raise ValueError(f"a name cannot hold the character U+{ord(ch):04X}")
+    for i, ch in enumerate(name):
+        if unicodedata.category(ch)[0] != "C":
+            continue
+        if (
+            ch == ZWJ and 0 < i < len(name) - 1
+            and _joinable(name[i - 1]) and _joinable(name[i + 1])
+        ):
+            continue
+        if "\U000e0020" <= ch <= "\U000e007f" and i > 0 and (
+            name[i - 1] == "\U0001f3f4" or "\U000e0020" <= name[i - 1] <= "\U000e007f"
+        ):
+            continue  # the tags of a subdivision flag (🏴 + tag letters + cancel tag)
+        raise ValueError(f"a name cannot hold the character U+{ord(ch):04X}")
+    if not any(_visible(ch) for ch in name):
+        raise ValueError("a name needs at least one visible character")
     return name
 
 
 DisplayName = Annotated[str, Field(min_length=1, max_length=32), AfterValidator(_check_name)]
-"""A player's display name, as others see it: 1..32 characters, no control characters."""
+"""A player's display name, as others see it: 1..32 characters after trimming, at least one
+visible, no control or format characters (a client gets ``bad_name`` otherwise)."""
 
 
 class Hello(_Model):

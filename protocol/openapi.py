@@ -55,7 +55,13 @@ NAMED: dict[str, Any] = {
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
     "BadOptions": ("400", "The body is not valid: not a JSON object, unknown fields, bad options, "
                    "room settings or computer seats.", ["bad_options"]),
-    "TooLarge": ("413", "The body is larger than 16 KiB.", ["too_large"]),
+    "TooLarge": ("413", "The body is longer than `max_body_bytes` (16 KiB by default; "
+                 "`CRIBBAGE_MAX_BODY_BYTES`), refused by its `Content-Length` before it is "
+                 "read (a chunked body is read only up to the limit).", ["too_large"]),
+    "OriginNotAllowed": ("403", "The request comes from a web page whose `Origin` the server "
+                         "does not allow (`allowed_origins`; by default the server's own "
+                         "origin and loopback). A request without `Origin` (not a browser) "
+                         "is allowed.", ["origin_not_allowed"]),
     "RoomNotFound": ("404", "No such room (or it expired after 24 h idle).", ["room_not_found"]),
     "StoreDown": (
         "503",
@@ -152,7 +158,8 @@ def build_document() -> dict[str, Any]:
                 ),
                 "requestBody": {
                     "required": False,
-                    "description": "Empty, or a JSON object (at most 16 KiB).",
+                    "description": "Empty, or a JSON object (at most `max_body_bytes`, 16 KiB "
+                    "by default).",
                     "content": _json("CreateRoomBody", {
                         "options": {"players": 2, "target": 61},
                         "computers": {"1": "standard"},
@@ -165,8 +172,8 @@ def build_document() -> dict[str, Any]:
                         "settings, the creator token and the computers seated.",
                         "content": _json("RoomCreatedBody", created_example),
                     },
-                    **_errors("BadOptions", "TooLarge", "TooManyRooms", "Internal",
-                              "StoreDown"),
+                    **_errors("BadOptions", "OriginNotAllowed", "TooLarge", "TooManyRooms",
+                              "Internal", "StoreDown"),
                 },
             }
         },

@@ -40,6 +40,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -57,6 +59,7 @@ from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
 from .limits import AddressLimits, client_address, http_protocol, retry_after_header
 from .metrics import CONTENT_TYPE, Metrics
+from .origins import OriginPolicy
 from .presence import Presence
 from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
@@ -73,7 +76,6 @@ from .views import seat_infos
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-MAX_BODY_BYTES = 16 * 1024
 
 
 @dataclass
@@ -89,6 +91,7 @@ class Services:
     sweeper: Sweeper
     computers: ComputerSeats
     upkeep: Upkeep
+    origins: OriginPolicy
     metrics: Metrics | None = None
     limits: AddressLimits | None = None
 
@@ -177,6 +180,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         presence=presence, sweeper=sweeper,
         computers=ComputerSeats(service, sweeper, config.decide),
         upkeep=Upkeep(store, presence, rooms, settings, gc_policy),
+        origins=OriginPolicy(settings.allowed_origins, settings.public_url),
     )
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
@@ -232,11 +236,16 @@ def base_url(settings: Settings, url: Any) -> str:
 
 
 async def ws_endpoint(websocket: WebSocket) -> None:
-    """``/ws``: negotiate the subprotocol, then serve one :class:`Session`.
+    """``/ws``: check the ``Origin`` (403 at the handshake for a page of an origin
+    ``allowed_origins`` does not list), negotiate the subprotocol, then serve one
+    :class:`Session`.
 
     An address that already holds ``max_connections_per_address`` open connections is
     refused at the handshake: ``429 {"error": {"code": "too_many_connections"}}``.
     """
+    if origin_refused(websocket):
+        await websocket.close(code=1008)  # before accept: the handshake gets HTTP 403
+        return
     offered = list(websocket.scope.get("subprotocols") or [])
     chosen = next((p for p in offered if p in SUBPROTOCOLS), None)
     if offered and chosen is None:
@@ -285,11 +294,48 @@ async def _serve(
         services.metrics.connections -= 1
 
 
+async def read_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None when it is longer than ``limit`` bytes: refused by its
+    ``Content-Length`` before anything is read, and otherwise (a chunked body) read only up
+    to the limit, so a large body never sits in memory.
+
+    Raises:
+        ValueError: a ``Content-Length`` that is not a number.
+    """
+    declared = request.headers.get("content-length")
+    if declared is not None and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def origin_refused(conn: Request | WebSocket) -> bool:
+    """Whether the request's ``Origin`` is not allowed (``server.origins``)."""
+    policy = _services(conn).origins
+    return not policy.allows(conn.headers.get("origin"), conn.headers.get("host"))
+
+
 async def create_room(request: Request) -> Response:
-    """``POST /api/rooms``."""
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
-        return _error(413, "too_large", "request body too large")
+    """``POST /api/rooms``: 201 with the room; 400 ``bad_options``; 403
+    ``origin_not_allowed`` (a page of an origin ``allowed_origins`` does not list); 413
+    ``too_large`` (a body longer than ``max_body_bytes``); 429 ``too_many_rooms`` with
+    ``Retry-After`` (the address's ``rooms_per_minute`` is spent)."""
+    if origin_refused(request):
+        return _error(403, "origin_not_allowed",
+                      "pages of this origin may not create rooms here (allowed_origins)")
+    limit = _services(request).settings.max_body_bytes
+    try:
+        body = await read_body(request, limit)
+    except ValueError:
+        return _error(400, "bad_options", "Content-Length is not a number")
+    if body is None:
+        return _error(413, "too_large", f"the request body is longer than {limit} bytes")
     try:
         data = json.loads(body) if body.strip() else {}
         if not isinstance(data, dict):
@@ -422,14 +468,17 @@ def create_app(
         The starlette app; ``app.state.services`` holds the :class:`Services` once the
         lifespan has started.
     """
+    settings = settings or Settings()
+    origins = OriginPolicy(settings.allowed_origins, settings.public_url)
     app = Starlette(
         routes=ROUTES,
         lifespan=lifespan,
+        middleware=[Middleware(CORSMiddleware, **origins.cors_options())],
         exception_handlers={
             StoreError: _store_down, RedisError: _store_down, Exception: _internal_error,
         },
     )
-    app.state.config = AppConfig(settings or Settings(), game_factory, seed_factory, decide)
+    app.state.config = AppConfig(settings, game_factory, seed_factory, decide)
     return app
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from protocol import messages as m
+from protocol.codec import ProtocolError, is_clean
 
 from .store.base import RoomRecord
 
@@ -128,6 +129,28 @@ def error(
     if retry_after is not None:
         frame["retry_after"] = retry_after
     return frame
+
+
+def protocol_error(exc: ProtocolError) -> dict[str, Any]:
+    """The answer to a frame that is not a valid client message: ``reject`` ``bad_action``
+    for an ``act`` whose ``action_id`` is text of 1..64 characters (so the client can match
+    it), else ``error`` with the codec's code.
+
+    Whatever the client sent, the answer can be encoded: an ``action_id`` holding a lone
+    surrogate is never echoed (the answer is then an ``error``), and ``ProtocolError`` keeps
+    none in its ``message`` or ``ref`` (``protocol.codec``).
+    """
+    raw = exc.raw if isinstance(exc.raw, dict) else None
+    action_id = raw.get("action_id") if raw else None
+    if (
+        exc.code == "bad_message"
+        and exc.ref == "act"
+        and isinstance(action_id, str)
+        and 0 < len(action_id) <= 64
+        and is_clean(action_id)
+    ):
+        return reject(action_id, "bad_action", exc.message)
+    return error(exc.code, exc.message, exc.ref)
 
 
 def presence(

@@ -39,6 +39,7 @@ import random
 import secrets
 import string
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -315,39 +316,63 @@ class RecordCache:
     """The latest known record (and decoded state) of the rooms this process follows.
 
     Only followed rooms are kept (``server.fanout.LocalRooms`` follows a room while it has a
-    local connection), so the cache is bounded by this process's connections.
+    local session, and stops when its last one leaves, dropping what was kept), and at most
+    ``limit`` of them: past that the least recently used record is dropped (its room is then
+    read from the store, as an unfollowed one is). So the cache is bounded both by this
+    process's connections and by the ``record_cache_rooms`` setting.
+
+    Args:
+        limit: most records kept.
     """
 
-    def __init__(self) -> None:
-        self._rooms: dict[str, tuple[RoomRecord, engine.GameState | None] | None] = {}
+    def __init__(self, limit: int = 10_000) -> None:
+        self.limit = limit
+        self._followed: set[str] = set()
+        self._kept: OrderedDict[str, tuple[RoomRecord, engine.GameState | None]] = (
+            OrderedDict()
+        )
 
     def follow(self, room_id: str) -> None:
         """Start keeping the room's latest record."""
-        self._rooms.setdefault(room_id, None)
+        self._followed.add(room_id)
 
     def unfollow(self, room_id: str) -> None:
         """Stop keeping it (and drop what was kept)."""
-        self._rooms.pop(room_id, None)
+        self._followed.discard(room_id)
+        self._kept.pop(room_id, None)
 
     def get(self, room_id: str) -> tuple[RoomRecord, engine.GameState | None] | None:
         """``(record, state or None)`` if kept."""
-        return self._rooms.get(room_id)
+        hit = self._kept.get(room_id)
+        if hit is not None:
+            self._kept.move_to_end(room_id)
+        return hit
 
     def put(self, record: RoomRecord, state: engine.GameState | None = None) -> None:
         """Keep ``record`` if its room is followed and it is newer than what is kept (or
-        the same version with the decoded state where none was kept)."""
-        if record.id not in self._rooms:
+        the same version with the decoded state where none was kept); drop the least
+        recently used record past ``limit``."""
+        if record.id not in self._followed:
             return
-        cur = self._rooms[record.id]
+        cur = self._kept.get(record.id)
         if (
             cur is None
             or cur[0].version < record.version
             or (cur[0].version == record.version and cur[1] is None and state is not None)
         ):
-            self._rooms[record.id] = (record, state)
+            self._kept[record.id] = (record, state)
+        self._kept.move_to_end(record.id)
+        while len(self._kept) > self.limit:
+            self._kept.popitem(last=False)
+
+    @property
+    def followed(self) -> int:
+        """Rooms followed."""
+        return len(self._followed)
 
     def __len__(self) -> int:
-        return len(self._rooms)
+        """Records kept (at most ``limit``)."""
+        return len(self._kept)
 
 
 class RoomService:
@@ -382,7 +407,7 @@ class RoomService:
         self.clock = clock
         self.commit_hooks: list[CommitHook] = []
         self.deadline_listeners: list[DeadlineListener] = []
-        self.cache = RecordCache()
+        self.cache = RecordCache(settings.record_cache_rooms)
         self.presence: Any = None
         """This process's ``server.presence.Presence`` (set by the app): connections come
         and go through :meth:`seat_connected` / :meth:`seat_disconnected`."""
@@ -632,7 +657,7 @@ class RoomService:
                 raise RoomError("bad_options", f"no seat {seat} for a computer player")
             if level not in LEVELS:
                 raise RoomError("bad_options", "computer level must be easy or standard")
-        creator = self.tokens.issue()
+        creator = self.tokens.issue("creator")
         now = self.clock()
         for _ in range(10):
             record = RoomRecord(

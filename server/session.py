@@ -263,17 +263,7 @@ class Session:
                 frame, self.codec.encoding, max_bytes=self.settings.max_frame_bytes
             )
         except ProtocolError as exc:
-            raw = exc.raw if isinstance(exc.raw, dict) else None
-            action_id = raw.get("action_id") if raw else None
-            if (
-                exc.code == "bad_message"
-                and exc.ref == "act"
-                and isinstance(action_id, str)
-                and 0 < len(action_id) <= 64
-            ):
-                self.send(frames.reject(action_id, "bad_action", exc.message))
-            else:
-                self.error(exc.code, exc.message, exc.ref)
+            self.send(frames.protocol_error(exc))
             return
         kind = message.type
         if self.state is SessionState.CONNECTED and kind not in ("hello", "ping"):
@@ -319,6 +309,11 @@ class Session:
     async def _hello(self, message: m.Hello) -> None:
         if self.state is not SessionState.CONNECTED:
             self.error("already_welcomed", "hello was already said on this connection", "hello")
+            return
+        if self.service.tokens.is_creator(message.token):
+            self.error("not_player_token", "that is a room's creator token, which only "
+                       "serves set_computer; say hello without it or with a player token",
+                       "hello")
             return
         self.name = message.name
         # Only a token this server issued is taken back; any other (made up by a client,
@@ -452,6 +447,9 @@ class Session:
 
     async def _join_room(self, message: m.Join) -> None:
         await self._leave_room()
+        if self.service.tokens.is_creator(message.token):
+            self.error("not_player_token", "a room's creator token cannot hold a seat", "join")
+            return
         if message.token is not None and not self.service.tokens.is_issued(message.token):
             if self.limits is not None:
                 self.limits.failed_joins.charge(self.address)

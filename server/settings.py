@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import json
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from .origins import normalize
 
 
 class Settings(BaseSettings):
@@ -77,7 +82,17 @@ class Settings(BaseSettings):
         "follows and catches up on missed updates"
     )
     purge_interval_seconds: float = Field(
-        60.0, gt=0, description="how often the in-memory store drops expired rooms"
+        2.0, gt=0, description="how often the in-memory store drops expired rooms (an "
+        "expiry heap makes it cheap; checked on the upkeep beat, so at most that often)"
+    )
+    record_cache_rooms: int = Field(
+        10_000, ge=0, description="most room records this process keeps in its cache of "
+        "followed rooms (least recently used dropped first; a room with no local session "
+        "is never kept)"
+    )
+    max_body_bytes: int = Field(
+        16 * 1024, ge=1024, description="largest POST /api/rooms body accepted (413 "
+        "too_large past it, refused by Content-Length before reading)"
     )
     gc_freeze: bool = Field(
         True, description="run the garbage collector on a clock and freeze what survives "
@@ -97,6 +112,13 @@ class Settings(BaseSettings):
     )
     public_url: str | None = Field(
         None, description="base URL for share links (default: from the request's Host)"
+    )
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        ["loopback"], description="web origins whose pages may open /ws and POST /api/rooms "
+        "(and get CORS answers), comma-separated: exact origins (https://cards.example), "
+        "'loopback' (localhost, 127.0.0.0/8, [::1], any port), 'null', or '*' for all; the "
+        "server's own origin is always allowed, and so is a request with no Origin header "
+        "(not a browser) (server.origins)"
     )
     send_queue_limit: int = Field(
         1000, ge=1, description="frames queued for one slow connection before it is dropped"
@@ -148,3 +170,18 @@ class Settings(BaseSettings):
         "to set X-Forwarded-For / X-Forwarded-Proto ('*': any); the client address of a "
         "request from anyone else is its peer address"
     )
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        """``CRIBBAGE_ALLOWED_ORIGINS=a,b`` (or a JSON list) -> ``["a", "b"]``; each entry
+        must be ``*``, ``loopback``, ``null`` or an origin."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                value = json.loads(text)
+            else:
+                value = [part.strip() for part in text.split(",") if part.strip()]
+        if isinstance(value, list | tuple):
+            return [normalize(str(v)) for v in value]
+        return value

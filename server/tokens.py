@@ -6,6 +6,11 @@ A ``hello`` that brings back a token without a valid tag (made up by a client, o
 under another secret) gets a fresh token instead, so nobody can pick a guessable identity
 and bind a seat to it. Rooms store only a SHA-256 of a seat's token (``rooms.hash_token``).
 
+A room's creator token is made the same way but tagged under another name (the HMAC covers
+``b"creator:"`` and the random bits), so it is never taken for a player token: ``hello`` or
+``join`` naming one is refused (``not_player_token``), and only ``set_computer`` uses it
+(against the hash the room keeps).
+
 The secret comes from the ``CRIBBAGE_TOKEN_SECRET`` setting, else from the store: with
 Redis, one random secret is created once (``SET NX``) and shared by every process; in
 memory, each process makes its own.
@@ -17,12 +22,20 @@ import base64
 import hashlib
 import hmac
 import secrets
+from typing import Literal
 
 RANDOM_BYTES = 16
 """Random part of a token: 128 bits."""
 
 TAG_BYTES = 8
 """Tag part of a token: 64 bits of HMAC-SHA-256."""
+
+TokenKind = Literal["player", "creator"]
+"""What a token is for: a player (and the seats it takes), or proving a room's creator."""
+
+KIND_PREFIX: dict[str, bytes] = {"player": b"", "creator": b"creator:"}
+"""What the HMAC of each kind covers before the random bits (player tokens: nothing, as
+before creator tokens had their own kind, so tokens already handed out stay valid)."""
 
 
 class TokenIssuer:
@@ -37,23 +50,32 @@ class TokenIssuer:
             raise ValueError("a token secret needs at least 16 bytes")
         self._secret = secret
 
-    def _tag(self, random_part: bytes) -> bytes:
-        return hmac.new(self._secret, random_part, hashlib.sha256).digest()[:TAG_BYTES]
+    def _tag(self, random_part: bytes, kind: TokenKind) -> bytes:
+        message = KIND_PREFIX[kind] + random_part
+        return hmac.new(self._secret, message, hashlib.sha256).digest()[:TAG_BYTES]
 
-    def issue(self) -> str:
-        """A fresh token: 32 url-safe base64 characters (128 random bits + a 64-bit tag)."""
+    def issue(self, kind: TokenKind = "player") -> str:
+        """A fresh token: 32 url-safe base64 characters (128 random bits + a 64-bit tag).
+
+        Args:
+            kind: ``"player"`` (player and seat tokens) or ``"creator"`` (a room's creator
+                token, which is never recognised as a player token).
+        """
         random_part = secrets.token_bytes(RANDOM_BYTES)
-        raw = random_part + self._tag(random_part)
+        raw = random_part + self._tag(random_part, kind)
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
-    def is_issued(self, token: str | None) -> bool:
-        """Whether ``token`` is one this issuer (or another process with its secret) made.
+    def is_issued(self, token: str | None, kind: TokenKind = "player") -> bool:
+        """Whether ``token`` is one this issuer (or another process with its secret) made,
+        as a token of ``kind``.
 
         Args:
             token: the text a client sent, or None.
+            kind: the kind asked about (a creator token is not an issued player token).
 
         Returns:
-            True only for a well-formed token whose tag matches (constant-time compare).
+            True only for a well-formed token whose tag for ``kind`` matches (constant-time
+            compare).
         """
         if not token or len(token) != 32:
             return False
@@ -63,4 +85,8 @@ class TokenIssuer:
             return False
         if len(raw) != RANDOM_BYTES + TAG_BYTES:
             return False
-        return hmac.compare_digest(raw[RANDOM_BYTES:], self._tag(raw[:RANDOM_BYTES]))
+        return hmac.compare_digest(raw[RANDOM_BYTES:], self._tag(raw[:RANDOM_BYTES], kind))
+
+    def is_creator(self, token: str | None) -> bool:
+        """Whether ``token`` is a room creator token this issuer made."""
+        return self.is_issued(token, "creator")

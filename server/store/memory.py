@@ -9,7 +9,8 @@ copying or encoding them (only the log is kept encoded): nothing in the server m
 them (the engine never mutates a state it is given), and that makes this store cheaper
 than Redis per action.
 Rooms expire after the TTL without writes: :meth:`MemoryStore.purge` drops
-them (the app runs it periodically) and a read of an expired room finds nothing. Deadlines
+them in the background (the upkeep beat runs it; an expiry heap keeps it cheap) and a read
+of an expired room finds nothing. Deadlines
 are a heap (with a dict of the live ones: a popped heap entry that no longer matches is a
 cancelled or rescheduled copy).
 
@@ -83,6 +84,7 @@ class MemoryStore(RoomStore):
         self._clock = clock
         self._rooms: dict[str, _Room] = {}
         self._heap: list[tuple[float, int, str]] = []
+        self._expiry: list[tuple[float, str]] = []
         self._deadlines: dict[str, tuple[float, Deadline]] = {}
         self._seq = 0
         self._owners: dict[str, float] = {}
@@ -102,20 +104,43 @@ class MemoryStore(RoomStore):
         for member in [m for m in self._deadlines if m.startswith(prefix)]:
             del self._deadlines[member]
 
-    def purge(self, now: float | None = None) -> int:
-        """Drop every room idle longer than the TTL, with its deadlines.
+    def purge(self, now: float | None = None, limit: int = 5_000) -> int:
+        """Drop rooms idle longer than the TTL, with their deadlines, oldest first.
+
+        Cheap enough for every upkeep beat: each room has one entry in an expiry heap
+        (pushed at creation; a room written to since is pushed back with its new expiry
+        when its entry comes up), so a beat looks only at rooms whose first expiry has
+        passed, and the rooms' deadlines are scanned once per call, not once per room.
+
+        Args:
+            now: Unix time (default: the store's clock).
+            limit: most rooms dropped by one call (the rest wait for the next beat, so one
+                call never holds the event loop for long).
 
         Returns:
             How many rooms were dropped.
         """
         now = self._clock() if now is None else now
-        expired = [rid for rid, room in self._rooms.items() if room.expires < now]
-        for room_id in expired:
-            self._drop(room_id)
+        dropped: set[str] = set()
+        heap = self._expiry
+        while heap and heap[0][0] < now and len(dropped) < limit:
+            _, room_id = heapq.heappop(heap)
+            room = self._rooms.get(room_id)
+            if room is None:
+                continue  # already dropped (read after it expired)
+            if room.expires < now:
+                del self._rooms[room_id]
+                dropped.add(room_id)
+            else:
+                heapq.heappush(heap, (room.expires, room_id))
+        if dropped:
+            gone = [m for m in self._deadlines if m.partition("|")[0] in dropped]
+            for member in gone:
+                del self._deadlines[member]
         if len(self._heap) > 2 * len(self._deadlines) + 64:
             self._heap = [e for e in self._heap if e[2] in self._deadlines]
             heapq.heapify(self._heap)
-        return len(expired)
+        return len(dropped)
 
     @property
     def room_count(self) -> int:
@@ -127,7 +152,9 @@ class MemoryStore(RoomStore):
         """See :meth:`RoomStore.create`."""
         if self._get(record.id) is not None:
             return False
-        self._rooms[record.id] = _Room(record, self._clock() + self.ttl)
+        room = _Room(record, self._clock() + self.ttl)
+        self._rooms[record.id] = room
+        heapq.heappush(self._expiry, (room.expires, record.id))
         return True
 
     async def load(

@@ -3,8 +3,8 @@
 * every HTTP route of ``server.app`` is in the document with its methods, and nothing else
   is (the web client's pages and ``/ws`` aside);
 * ``GET /openapi.json`` serves the committed document;
-* each answer a real server gives — ``201``, ``400``, ``413``, ``200``, ``404`` and, with its
-  Redis killed, ``503`` — has a status the document lists for that operation, the
+* each answer a real server gives — ``201``, ``400``, ``403``, ``413``, ``200``, ``404``
+  and, with its Redis killed, ``503`` — has a status the document lists for that operation, the
   documented content type, and a body that validates against the documented schema
   (JSON Schema 2020-12, with ``jsonschema``).
 """
@@ -81,6 +81,11 @@ def test_answers_match_the_document(make_server, document):
     too_large = httpx.post(f"{base}/api/rooms", content=b" " * (17 * 1024))
     assert too_large.status_code == 413
     check(document, "post", "/api/rooms", too_large)
+    cross_site = httpx.post(f"{base}/api/rooms", content=b"{}",
+                            headers={"Origin": "https://evil.example",
+                                     "Content-Type": "text/plain"})
+    assert cross_site.status_code == 403
+    check(document, "post", "/api/rooms", cross_site)
 
     room = created.json()["room"]
     summary = httpx.get(f"{base}/api/rooms/{room}")

@@ -111,7 +111,7 @@ BAD_JSON_FRAMES = [
     ('{"no_type": 1}', "bad_message"),
     ('{"type": "join", "room": "../../etc", "seat": 0}', "bad_message"),
     ('{"type": "join", "room": "abcdef", "seat": 9}', "bad_message"),
-    ('{"type": "hello", "name": ""}', "bad_message"),
+    ('{"type": "hello", "name": ""}', "bad_name"),
     ('{"type": "act", "action": {"type": "play", "card": "5H"}}', "bad_message"),
     ('{"type": "act", "action_id": 5, "action": {"type": "play", "card": "5H"}}', "bad_message"),
     ('{"type": "ping", "extra": 1}', "bad_message"),
