@@ -42,7 +42,10 @@ CODEC_MEANINGS: dict[str, str] = {
 SERVER_MEANINGS: dict[str, str] = {
     "hello_required": "a message other than hello or ping before hello",
     "already_welcomed": "a second hello on the same connection",
-    "not_joined": "resync, leave or set_computer (without a room) before joining a room",
+    "not_joined": (
+        "resync, history, leave, or set_computer without a room, from a connection that "
+        "follows no room"
+    ),
     "not_seated": "hint or act from a connection without a seat (spectators cannot act)",
     "hints_disabled": "hint in a room whose room_settings.hints is false",
     "room_not_found": "no such room (or it expired after 24 h idle)",
@@ -56,8 +59,10 @@ SERVER_MEANINGS: dict[str, str] = {
         "server, or is not the room's creator token (set_computer)"
     ),
     "bad_options": (
-        "create_room options, computers or room settings invalid (e.g. partnerships "
-        "without 4 players), or an unknown computer level"
+        "a create_room of the right shape with a value not allowed inside options, "
+        "computers or room (e.g. a target of 100, partnerships without 4 players, an "
+        "unknown level or room setting), or a set_computer with an unknown level; over "
+        "HTTP, any POST /api/rooms body that is not valid"
     ),
     "not_started": "seats are still free; the game has not started",
     "busy": "the room kept changing under a write for 20 attempts; nothing changed, retry",

@@ -188,7 +188,7 @@ class Session:
                 and isinstance(action_id, str)
                 and 0 < len(action_id) <= 64
             ):
-                self.send(frames.reject(action_id, "bad_action", exc.message))
+                self.send(frames.reject(action_id, exc.reject_code, exc.message))
             else:
                 self.error(exc.code, exc.message, exc.ref)
             return
@@ -304,10 +304,14 @@ class Session:
         self, record: RoomRecord, since: int | None
     ) -> list[dict[str, Any]] | None:
         """``missed`` for a client that last saw version ``since``: the room log's events
-        after it, redacted for this seat; None when not asked, too far back or no longer
-        in the log."""
-        if since is None or since >= record.version:
-            return [] if since is not None else None
+        after it, redacted for this seat (``since`` 0: from the room's first version);
+        ``[]`` when ``since`` is the room's version; None when not asked, too far back, no
+        longer in the log, or newer than the room's version (a version the room does not
+        have: nothing to tell, the snapshot replaces it)."""
+        if since is None or since > record.version:
+            return None
+        if since == record.version:
+            return []
         if record.version - since > MAX_MISSED_VERSIONS:
             return None
         try:
