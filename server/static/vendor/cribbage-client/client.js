@@ -228,9 +228,12 @@ export class CribbageClient {
    * Sit at `seat` of `room` (0..3, or `null` to watch). Resolves with the `snapshot`.
    * The client remembers the room and, after a reconnect, joins it again with the seat
    * token. `token` names the token to take or resume the seat with (default: the seat token
-   * this client got for that room, else the player token).
+   * this client got for that room, else the player token). `since` (an app coming back
+   * from saved state): the last version it saw of the room; the snapshot's `missed` then
+   * brings the events after it, emitted as `event`s with `fromSnapshot: true`. Without it a
+   * client that was already in the room sends its own version.
    */
-  join(room, seat = null, { token } = {}) {
+  join(room, seat = null, { token, since } = {}) {
     if (this._closedForGood) return Promise.reject(new CribbageError("closed", "the client is closed"));
     for (const w of this._joinWaiters.splice(0)) {
       w.reject(new CribbageError("superseded", "another join was asked for"));
@@ -240,7 +243,7 @@ export class CribbageClient {
     }
     if (room !== this.room) this._resetRoom();
     const keep = room === this.room && seat === this.seat ? this.seatToken : null;
-    this._target = { room, seat, token: token ?? keep ?? null };
+    this._target = { room, seat, token: token ?? keep ?? null, since: Number.isInteger(since) && since >= 0 ? since : null };
     this._joined = false;
     this._joinRetries = 0;
     const promise = new Promise((resolve, reject) => this._joinWaiters.push({ room, resolve, reject }));
@@ -726,8 +729,10 @@ export class CribbageClient {
     if (!target || !this._socketOpen()) return;
     const message = { type: "join", room: target.room, seat: target.seat };
     if (target.token) message.token = target.token;
-    // Coming back to the room we were in: ask for what happened since (snapshot.missed).
-    if (this.room === target.room && this.version >= 0) message.since = this.version;
+    // Coming back to the room: ask for what happened since (snapshot.missed), from the
+    // version the app named (until the first snapshot) or the one this client holds.
+    if (target.since !== null && target.since !== undefined) message.since = target.since;
+    else if (this.room === target.room && this.version >= 0) message.since = this.version;
     this._send(message);
     clearTimeout(this._joinTimer);
     if (this._opts.requestTimeoutMs > 0) {
@@ -749,6 +754,7 @@ export class CribbageClient {
     this.room = frame.room;
     this.seat = frame.seat ?? null;
     target.seat = this.seat;
+    target.since = null; // from now on the client's own version says where it is
     if (frame.seat_token) {
       this.seatToken = frame.seat_token;
       target.token = frame.seat_token;
