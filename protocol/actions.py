@@ -1,10 +1,17 @@
 """The engine actions as the protocol takes them: ``act``'s ``action``, and the shape of every
 entry of a view's ``legal`` list and of a hint's ``best``.
 
-These models validate what a client sends, so they are a little more lenient than what the
-engine emits (a card may be ``"10h"``; an announcement any whole number, so that the engine
-answers ``bad_points`` rather than the codec ``bad_action``); the engine's own definitions
-are in :mod:`engine.shapes`, and a test checks the two agree field for field.
+These models validate what a client sends. A card is the canonical text views use
+(``engine.shapes.CARD_PATTERN``: ``"5H"``, ``"TD"``); a card text that does not match is
+answered ``reject`` ``bad_card`` (``protocol.codec`` tells that fault from a wrong shape,
+``bad_action``). An announcement may be any whole number from -1000 to 1000, so that the
+engine answers ``bad_points`` rather than the codec ``bad_action``. The engine's own
+definitions are in :mod:`engine.shapes`, and a test checks the two agree field for field.
+
+:data:`Action` is every engine action (a view's ``legal`` and a hint's ``best`` use it);
+:data:`ClientAction`, what ``act`` takes, leaves out the system actions
+(``answer_timeout``), which only the server applies (a client sending one gets ``reject``
+``system_only``).
 """
 
 from __future__ import annotations
@@ -13,6 +20,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.game import SYSTEM_ACTIONS
+from engine.shapes import CARD_PATTERN
+
 
 class _Model(BaseModel):
     """Unknown fields are refused and types are strict (as in :mod:`protocol.messages`)."""
@@ -20,8 +30,8 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-CardText = Annotated[str, Field(min_length=2, max_length=3, examples=["5H", "TD"])]
-"""A card as text, rank then suit (``docs/rules.md`` "Cards")."""
+CardText = Annotated[str, Field(pattern=CARD_PATTERN, examples=["5H", "TD"])]
+"""A card as text, rank then suit, canonical (``docs/rules.md`` "Cards")."""
 
 
 class DiscardAction(_Model):
@@ -79,4 +89,13 @@ Action = Annotated[
     | AnswerTimeoutAction,
     Field(discriminator="type"),
 ]
-"""An engine action (``docs/rules.md`` "Actions")."""
+"""An engine action (``docs/rules.md`` "Actions"), the system's included."""
+
+ClientAction = Annotated[
+    DiscardAction | PlayAction | AnnounceAction | AnswerAction | RematchAction,
+    Field(discriminator="type"),
+]
+"""An action a seat may send in ``act``: every :data:`Action` but the system actions."""
+
+SYSTEM_ACTION_TYPES: frozenset[str] = frozenset(SYSTEM_ACTIONS)
+"""The ``type`` of each action only the server applies (``answer_timeout``)."""

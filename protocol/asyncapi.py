@@ -17,9 +17,9 @@ What the document says, and where it comes from:
   ``docs/protocol.schema.json``), under ``components.schemas``, written down to the
   AsyncAPI Schema Object (a superset of JSON Schema draft 07): an OpenAPI-style
   ``discriminator`` object becomes the property name, a ``$ref`` with siblings is wrapped
-  in ``allOf``; the engine's shared unions (``Event``, ``Action``, ``Suggestion``) and
-  the closed sets of codes (``ErrorCode``, ``RejectCode``: each code with its meaning) are
-  referenced by name.
+  in ``allOf``; the engine's shared unions (``Event``, ``Action``, ``ClientAction``,
+  ``Suggestion``) and the closed sets of codes (``ErrorCode``, ``RejectCode``: each code
+  with its meaning) are referenced by name.
 
 The prose here is short on purpose: ``docs/protocol.md`` is the full description.
 """
@@ -37,7 +37,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import shapes
-from .actions import Action
+from .actions import Action, ClientAction
 from .codec import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from .codes import ERROR_CODES, MEANINGS, REJECT_CODES, ErrorCode, RejectCode
 from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
@@ -53,6 +53,7 @@ REF = "#/components/schemas/{model}"
 SHARED: dict[str, Any] = {
     "Event": shapes.Event,
     "Action": Action,
+    "ClientAction": ClientAction,
     "Suggestion": shapes.Suggestion,
     "ErrorCode": ErrorCode,
     "RejectCode": RejectCode,
@@ -78,8 +79,12 @@ def message_type(model: type[BaseModel]) -> str:
 REPLIES: dict[str, tuple[list[str], str]] = {
     "Hello": (["Welcome", "Error"],
               "`welcome`; `error` `already_welcomed` for a second `hello`."),
-    "CreateRoom": (["RoomCreated", "Error"],
-                   "`room_created`; `error` `bad_options` (or a store code)."),
+    "CreateRoom": (
+        ["RoomCreated", "Error"],
+        "`room_created`; `error` `bad_options` when a value inside `options`, `computers` "
+        "or `room` is not allowed, `bad_message` when the message is not of the right "
+        "shape (or a store code).",
+    ),
     "SetComputer": (
         ["Error"],
         "No answer frame of its own: success shows as the `update` whose `seats` show the "
@@ -93,18 +98,27 @@ REPLIES: dict[str, tuple[list[str], str]] = {
         ["Snapshot", "Error"],
         "`snapshot` (with `seat_token` when a seat was taken or resumed, and `missed` when "
         "the join started the game or named `since`); `error` `room_not_found`, "
-        "`bad_seat`, `seat_taken`, `already_seated`, `bad_token` (or a store code).",
+        "`bad_seat`, `seat_taken`, `already_seated`, `bad_token` (or a store code). "
+        "`seat` null or left out: watch as a spectator.",
     ),
     "Act": (
-        ["Ack", "Reject", "Error"],
+        ["Ack", "Reject", "Error", "Snapshot"],
         "`ack` (after the `update` the action made, on the same connection) or `reject` "
-        "with the `action_id`. An `act` that does not validate is answered `reject` "
-        "`bad_action` when its `action_id` is a string of 1 to 64 characters, else `error` "
-        "`bad_message` with `ref: \"act\"`; a valid `act` before `hello` gets `error` "
-        "`hello_required`, one without a seat `reject` `not_seated` (docs/protocol.md, "
-        "\"Fine points\").",
+        "with the `action_id`. When that `update` has not reached the connection within "
+        "5 s, a `snapshot` of the room (at its latest version, which includes the action) "
+        "is sent in place of the missing updates, and then the `ack`. An `act` that does "
+        "not validate is answered `reject` when its `action_id` is a string of 1 to 64 "
+        "characters (`bad_card` for a card text that is not a card, `system_only` for "
+        "`answer_timeout`, else `bad_action`), otherwise `error` `bad_message` with "
+        "`ref: \"act\"`; a valid `act` before `hello` gets `error` `hello_required`, one "
+        "without a seat `reject` `not_seated` (docs/protocol.md, \"Fine points\").",
     ),
-    "Resync": (["Snapshot", "Error"], "`snapshot`; `error` `not_joined`."),
+    "Resync": (
+        ["Snapshot", "Error"],
+        "`snapshot` (with `missed` after `since`: `[]` when `since` is the room's version, "
+        "absent when it is more than 500 versions back or newer than the room's); `error` "
+        "`not_joined`.",
+    ),
     "HistoryRequest": (["History", "Error"], "`history`; `error` `not_joined`."),
     "Leave": (["Left", "Error"], "`left`; `error` `not_joined`."),
     "Ping": (["Pong", "Error"], "`pong` with the same `nonce` (also before `hello`)."),

@@ -13,8 +13,9 @@ On exit it prints one JSON line: ``{"room", "seat", "games", "result", "actions"
 "reconnects"}``. Exit status 0 after the last game over, 1 on a refused action or a
 protocol failure, 2 on bad arguments.
 
-When the connection drops (close codes 1006, 1011, 1012 — a server's graceful restart — and
-1013, or a network error) it reconnects with exponential backoff and jitter, says ``hello``
+When the connection drops (close codes 1000, 1001, 1005, 1006, 1011, 1012 — a server's
+graceful restart —, 1013 and 1014, or a network error: docs/protocol.md "Reconnecting") it
+reconnects with exponential backoff and jitter, says ``hello``
 with its player token, ``join``s the same seat with the seat token and carries on; an action
 whose answer was lost is sent again with the same ``action_id`` (the server applies it at
 most once). An action answered ``outcome_unknown`` or ``store_unavailable`` is likewise sent
@@ -49,9 +50,11 @@ TOO_LATE = frozenset(
 RETRY_CODES = frozenset(["outcome_unknown", "store_unavailable", "busy"])
 """Reject codes after which the same action (same id) is sent again after a pause."""
 
-RECONNECT_CLOSE_CODES = frozenset([1006, 1011, 1012, 1013])
-"""WebSocket close codes after which the bot reconnects (abnormal closure, server error,
-service restart, try again later)."""
+RECONNECT_CLOSE_CODES = frozenset([1000, 1001, 1005, 1006, 1011, 1012, 1013, 1014])
+"""WebSocket close codes after which the bot reconnects (docs/protocol.md "Reconnecting"):
+a close it did not ask for (1000 from the other side, going away, no status), abnormal
+closure, server error, service restart, try again later, bad gateway. The same set as the
+JavaScript client's ``RECONNECT_CLOSE_CODES``."""
 
 
 class BotError(Exception):

@@ -174,7 +174,7 @@ class Client:
             TimeoutError: nothing matched within ``timeout`` seconds.
         """
         def limited(f: dict[str, Any]) -> bool:
-            return f["type"] == "error" and f.get("code") == "rate_limited"
+            return f["type"] in ("error", "reject") and f.get("code") == "rate_limited"
 
         deadline = asyncio.get_running_loop().time() + timeout
         while True:

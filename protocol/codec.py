@@ -12,9 +12,16 @@ Decoding never raises anything but :class:`ProtocolError`, whose ``code`` is sta
 * ``frame_too_large``: the frame is longer than the allowed size, counted in bytes (a text
   frame's UTF-8 bytes, a binary frame's bytes).
 * ``bad_message``: it parses, but is not a valid client message (unknown ``type``, missing or
-  malformed fields).
+  malformed fields);
 * ``bad_name``: a ``hello`` whose ``name`` is not a display name (blank, only invisible
-  characters, control or format characters; ``protocol.messages.DisplayName``).
+  characters, control or format characters; ``protocol.messages.DisplayName``);
+* ``bad_options``: a ``create_room`` or ``set_computer`` of the right shape whose only faults
+  are values the server does not allow inside ``options``, ``computers`` or ``room``, or in
+  ``level`` (see :func:`validate_client`).
+
+An ``act`` that does not validate carries the ``reject`` code it gets when its
+``action_id`` can be read (:attr:`ProtocolError.reject_code`): ``bad_card``, ``system_only``
+or ``bad_action``.
 
 Whatever a client sends, what the server answers can be encoded: the text of a
 :class:`ProtocolError` and its ``ref`` never carry a lone surrogate (a JSON text frame may
@@ -33,6 +40,7 @@ import msgpack
 from pydantic import BaseModel, ValidationError
 
 from . import jsontext
+from .actions import SYSTEM_ACTION_TYPES
 from .messages import CLIENT_ADAPTER, SERVER_ADAPTER
 
 JSON_SUBPROTOCOL = "cribbage.v1.json"
@@ -52,19 +60,28 @@ class ProtocolError(Exception):
     """A frame that cannot be used.
 
     Attributes:
-        code: ``bad_frame``, ``frame_too_large``, ``bad_message`` or ``bad_name``.
+        code: ``bad_frame``, ``frame_too_large``, ``bad_message``, ``bad_name`` or
+            ``bad_options``.
         message: a human-readable explanation.
         ref: the message ``type`` when it could be read (and encoded), else None.
         raw: the decoded plain data when it decoded (for ``bad_message``), else None.
+        reject_code: for an ``act`` that does not validate, the ``reject`` code to answer
+            with when its ``action_id`` is usable: ``bad_card`` (the only faults are card
+            texts that are not cards), ``system_only`` (a system action such as
+            ``answer_timeout``) or ``bad_action`` (any other fault).
     """
 
-    def __init__(self, code: str, message: str, *, ref: str | None = None, raw: Any = None):
+    def __init__(
+        self, code: str, message: str, *, ref: str | None = None, raw: Any = None,
+        reject_code: str = "bad_action",
+    ):
         message = clean_text(message)
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.ref = ref if ref is None or is_clean(ref) else None
         self.raw = raw
+        self.reject_code = reject_code
 
 
 def is_clean(text: str) -> bool:
@@ -187,7 +204,9 @@ def decode_plain(
     return data
 
 
-def _validation_text(exc: ValidationError) -> str:
+def validation_text(exc: ValidationError) -> str:
+    """A short, one-line account of a pydantic validation failure for an error ``message``:
+    at most three faults, each ``location: what is wrong`` (no input echoed, no links)."""
     parts = []
     for err in exc.errors()[:3]:
         loc = ".".join(str(p) for p in err.get("loc", ()))
@@ -195,27 +214,83 @@ def _validation_text(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+_OPTION_VALUES: dict[str, frozenset[str]] = {
+    "create_room": frozenset({"options", "computers", "room"}),
+    "set_computer": frozenset({"level"}),
+}
+"""Per message type: the fields whose values are options (a fault there is ``bad_options``).
+For an object field (``options``, ``computers``, ``room``) only faults inside it count:
+the field itself not being an object is the wrong shape (``bad_message``)."""
+
+_OBJECT_FIELDS = frozenset({"options", "computers", "room"})
+
+
+def _is_option_fault(kind: str, loc: tuple[Any, ...]) -> bool:
+    fields = _OPTION_VALUES.get(kind, frozenset())
+    if len(loc) < 2 or loc[0] != kind or loc[1] not in fields:
+        return False
+    return len(loc) >= 3 or loc[1] not in _OBJECT_FIELDS
+
+
+def _is_card_fault(loc: tuple[Any, ...], error_type: str) -> bool:
+    """A card text that does not match the card pattern, inside an act's action
+    (``act.action.play.card`` or ``act.action.discard.cards.<i>``)."""
+    if error_type != "string_pattern_mismatch" or loc[:2] != ("act", "action"):
+        return False
+    return loc[-1] == "card" or (len(loc) >= 2 and loc[-2] == "cards")
+
+
+def _act_reject_code(data: dict[str, Any], errors: list[Any]) -> str:
+    action = data.get("action")
+    if isinstance(action, dict) and action.get("type") in SYSTEM_ACTION_TYPES and all(
+        e["loc"][:2] == ("act", "action") for e in errors
+    ):
+        return "system_only"
+    if errors and all(_is_card_fault(e["loc"], e["type"]) for e in errors):
+        return "bad_card"
+    return "bad_action"
+
+
 def validate_client(data: dict[str, Any]) -> Any:
     """Validate decoded plain data as a client message.
+
+    The code of the failure says what kind of fault it is:
+
+    * ``bad_options``: a ``create_room`` whose only faults are values inside its
+      ``options``, ``computers`` or ``room`` objects (a target of 100, an unknown level,
+      an unknown or out-of-range room setting), or a ``set_computer`` whose only fault is
+      its ``level`` — the same input ``POST /api/rooms`` answers with ``bad_options``;
+    * ``bad_message``: anything else (an unknown ``type``, a missing or unknown field, a
+      field of the wrong type, ``options`` that is not an object, …). For an ``act``,
+      ``reject_code`` then says what a ``reject`` should carry.
 
     Returns:
         The message model (one of :data:`protocol.messages.ClientMessage`).
 
     Raises:
-        ProtocolError: ``bad_message``, or ``bad_name`` for a ``hello`` whose ``name`` is a
-            string but not a display name (with ``ref`` and ``raw`` set).
+        ProtocolError: ``bad_message``, ``bad_options``, or ``bad_name`` for a ``hello``
+            whose ``name`` is a string but not a display name (with ``ref`` and ``raw`` set).
     """
     kind = data.get("type")
     ref = kind if isinstance(kind, str) and len(kind) <= 32 else None
     try:
         return CLIENT_ADAPTER.validate_python(data)
     except ValidationError as exc:
+        errors = exc.errors()
         code = "bad_message"
-        if kind == "hello" and isinstance(data.get("name"), str) and any(
-            tuple(e.get("loc", ())) == ("hello", "name") for e in exc.errors()
+        if kind in _OPTION_VALUES and errors and all(
+            _is_option_fault(kind, e["loc"]) for e in errors
+        ):
+            code = "bad_options"
+        elif kind == "hello" and isinstance(data.get("name"), str) and any(
+            tuple(e.get("loc", ())) == ("hello", "name") for e in errors
         ):
             code = "bad_name"
-        raise ProtocolError(code, _validation_text(exc), ref=ref, raw=data) from None
+        reject_code = _act_reject_code(data, errors) if kind == "act" else "bad_action"
+        text = validation_text(exc)
+        if reject_code == "system_only":
+            text = f"act.action: {data['action']['type']!r} is applied by the server only"
+        raise ProtocolError(code, text, ref=ref, raw=data, reject_code=reject_code) from None
 
 
 def decode_client(
@@ -239,7 +314,7 @@ def decode_server(frame: str | bytes, encoding: Encoding) -> Any:
     try:
         return SERVER_ADAPTER.validate_python(data)
     except ValidationError as exc:
-        raise ProtocolError("bad_message", _validation_text(exc), raw=data) from None
+        raise ProtocolError("bad_message", validation_text(exc), raw=data) from None
 
 
 @dataclass(frozen=True)

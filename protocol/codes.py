@@ -50,7 +50,10 @@ CODEC_MEANINGS: dict[str, str] = {
 SERVER_MEANINGS: dict[str, str] = {
     "hello_required": "a message other than hello or ping before hello",
     "already_welcomed": "a second hello on the same connection",
-    "not_joined": "resync, leave or set_computer (without a room) before joining a room",
+    "not_joined": (
+        "resync, history, leave, or set_computer without a room, from a connection that "
+        "follows no room"
+    ),
     "not_seated": "hint or act from a connection without a seat (spectators cannot act)",
     "hints_disabled": "hint in a room whose room_settings.hints is false",
     "room_not_found": "no such room (or it expired after 24 h idle)",
@@ -64,8 +67,10 @@ SERVER_MEANINGS: dict[str, str] = {
         "server, or is not the room's creator token (set_computer)"
     ),
     "bad_options": (
-        "create_room options, computers or room settings invalid (e.g. partnerships "
-        "without 4 players), or an unknown computer level"
+        "a create_room of the right shape with a value not allowed inside options, "
+        "computers or room (e.g. a target of 100, partnerships without 4 players, an "
+        "unknown level or room setting), or a set_computer with an unknown level; over "
+        "HTTP, any POST /api/rooms body that is not valid"
     ),
     "not_started": "seats are still free; the game has not started",
     "busy": "the room kept changing under a write for 20 attempts; nothing changed, retry",
@@ -94,8 +99,10 @@ SERVER_MEANINGS: dict[str, str] = {
     ),
     "rate_limited": (
         "the connection sent frames faster than its limit (frame_rate, frame_burst); the "
-        "frame was not read (ref is null; an act was not applied); wait retry_after seconds "
-        "and send it again. A connection that keeps flooding is closed (1008)"
+        "frame was not handled (an act is answered reject rate_limited with its action_id "
+        "and was not applied; any other message error rate_limited with its type in ref); "
+        "wait retry_after seconds and send it again. A connection that keeps flooding is "
+        "closed (1008)"
     ),
     "too_many_rooms": (
         "this client address created more rooms than rooms_per_minute allows; nothing was "
@@ -140,7 +147,7 @@ ERROR_CODES: tuple[str, ...] = (
 REJECT_CODES: tuple[str, ...] = (
     *sorted(ENGINE_CODES),
     "not_seated", "bad_token", "not_started", "room_not_found", "busy", "store_unavailable",
-    "outcome_unknown", "action_id_reused", "internal",
+    "outcome_unknown", "action_id_reused", "internal", "rate_limited",
 )
 """Codes of a ``reject`` frame: an ``act`` was refused and nothing changed (except
 ``outcome_unknown``: the outcome is not known yet; re-send the same ``action_id``)."""

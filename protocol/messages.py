@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
-from .actions import Action
+from .actions import ClientAction
 from .codes import ErrorCode, RejectCode
 from .patch import PatchOperation
 from .shapes import Event, Options, Suggestion, View
@@ -32,7 +32,10 @@ ROOM_ID_PATTERN = r"^[A-Za-z0-9_-]{4,32}$"
 """What a room id looks like (the server makes ids of 10 letters and digits)."""
 
 TOKEN_PATTERN = r"^[A-Za-z0-9_-]{22,64}$"
-"""What a player/seat token looks like: url-safe base64 of at least 128 bits."""
+"""What a token field accepts: 22 to 64 url-safe base64 characters. The server's tokens are
+32 characters (``server.tokens``); a token of this shape that it did not issue is answered
+as docs/protocol.md "Identity and tokens" says (a fresh one for ``hello``, ``bad_token``
+for ``join``), any other text is ``bad_message``."""
 
 ACTION_ID_PATTERN = r"^[\x21-\x7e]{1,64}$"
 """A client-chosen action id: 1..64 printable ASCII characters, no spaces."""
@@ -138,7 +141,11 @@ class Hello(_Model):
 
     type: Literal["hello"]
     name: DisplayName
-    token: str | None = Field(default=None, pattern=TOKEN_PATTERN)
+    token: str | None = Field(
+        default=None, pattern=TOKEN_PATTERN,
+        description="a player token from an earlier `welcome` (the server's are 32 "
+        "characters); one the server did not issue is answered with a fresh one",
+    )
     client: str | None = Field(default=None, max_length=64, description="free text, for logs")
 
 
@@ -173,7 +180,9 @@ class CreateRoom(_Model):
     """Create a room with these options; the answer is ``room_created``. Does not sit.
 
     ``computers`` gives seats to computer players at once (``{"1": "standard"}``); when they
-    fill every seat the game starts at once. ``room`` holds the room settings.
+    fill every seat the game starts at once. ``room`` holds the room settings. A value
+    inside ``options``, ``computers`` or ``room`` that is not allowed (a target of 100, an
+    unknown level or setting) is answered ``error`` ``bad_options``, as over HTTP.
     """
 
     type: Literal["create_room"]
@@ -188,7 +197,7 @@ class SetComputer(_Model):
     ``room`` defaults to the room this connection has joined. Answered by an ``update``
     whose ``seats`` show the computer (to connections following the room) or an ``error``
     (``bad_token``: not the creator's token; ``seat_taken``, ``bad_seat``,
-    ``room_not_found``, ``not_joined``).
+    ``bad_options``: an unknown ``level``; ``room_not_found``, ``not_joined``).
     """
 
     type: Literal["set_computer"]
@@ -223,7 +232,7 @@ class HistoryRequest(_Model):
 
 
 class Join(_Model):
-    """Sit at ``seat`` of ``room`` (or watch, with ``seat`` null).
+    """Sit at ``seat`` of ``room`` (or watch, with ``seat`` null or left out).
 
     A free seat is taken and bound to the token (``token`` here, else the connection's
     player token). A taken seat is resumed only with the token it is bound to. The answer
@@ -232,12 +241,15 @@ class Join(_Model):
 
     type: Literal["join"]
     room: str = Field(pattern=ROOM_ID_PATTERN)
-    seat: int | None = Field(default=None, ge=0, le=3)
+    seat: int | None = Field(
+        default=None, ge=0, le=3,
+        description="the seat to take or resume; null or left out: watch as a spectator",
+    )
     token: str | None = Field(default=None, pattern=TOKEN_PATTERN)
     since: int | None = Field(
         default=None, ge=0,
         description="the last version this client saw of the room (when coming back): the "
-        "snapshot's `missed` then holds the events of the versions after it",
+        "snapshot's `missed` then holds the events of the versions after it (see `resync`)",
     )
 
 
@@ -246,11 +258,12 @@ class Act(_Model):
 
     ``action_id`` is chosen by the client and unique per seat; re-sending the same id
     (after a lost ``ack``) is answered again with the first result and never applied twice.
+    ``action`` is one of the actions a seat may send (not the system's ``answer_timeout``).
     """
 
     type: Literal["act"]
     action_id: str = Field(pattern=ACTION_ID_PATTERN)
-    action: Action
+    action: ClientAction
 
 
 class Resync(_Model):
@@ -260,7 +273,9 @@ class Resync(_Model):
     since: int | None = Field(
         default=None, ge=0,
         description="the last version this client has: the snapshot's `missed` then holds "
-        "the events of the versions after it",
+        "the events of the versions after it (`[]` when `since` is the room's version; "
+        "absent when `since` is more than 500 versions back or newer than the room's "
+        "version, which the room does not have: take the snapshot as it is)",
     )
 
 
@@ -424,6 +439,11 @@ class Reject(_Model):
     action_id: str
     code: RejectCode
     message: str
+    retry_after: float | None = Field(
+        default=None, ge=0,
+        description="with `rate_limited`: seconds to wait before sending the act again "
+        "(same `action_id`)",
+    )
 
 
 class Presence(_Model):
@@ -472,7 +492,7 @@ class Error(_Model):
     retry_after: float | None = Field(
         default=None, ge=0,
         description="with a limit's code (`rate_limited`, `too_many_rooms`, "
-        "`too_many_joins`): seconds until the request may succeed",
+        "`too_many_joins`): seconds until the request may succeed (send it again then)",
     )
 
 

@@ -27,10 +27,20 @@ import jsonpatch
 import typing_extensions as te
 from pydantic import ConfigDict, Field, with_config
 
+
+def _any_value(schema: dict[str, Any]) -> None:
+    """Make ``value`` the empty schema ``{}`` (any JSON value: a number, text, a list, an
+    object, null …). Pydantic gives it a title, and a schema with a title or a description
+    but no type reads as "an object" to code generators (json-schema-to-typescript writes
+    an interface); ``{}`` comes out as ``unknown`` / ``Any``."""
+    schema["properties"]["value"] = {}
+
+
 _STRICT = ConfigDict(extra="forbid", strict=True)
+_WITH_VALUE = ConfigDict(extra="forbid", strict=True, json_schema_extra=_any_value)
 
 
-@with_config(_STRICT)
+@with_config(_WITH_VALUE)
 class AddOperation(te.TypedDict):
     """RFC 6902 ``add``: ``value`` goes at ``path`` (``/-``: the end of a list)."""
 
@@ -47,7 +57,7 @@ class RemoveOperation(te.TypedDict):
     path: str
 
 
-@with_config(_STRICT)
+@with_config(_WITH_VALUE)
 class ReplaceOperation(te.TypedDict):
     """RFC 6902 ``replace``: ``value`` takes the place of what is at ``path`` (``""``: the
     whole document)."""

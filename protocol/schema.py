@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from . import shapes
-from .actions import Action
+from .actions import Action, ClientAction
 from .codes import ErrorCode, HttpErrorCode, RejectCode
 from .http import HttpError, RoomCreatedBody, RoomSummary
 from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
@@ -27,6 +27,7 @@ NAMED: dict[str, Any] = {
     "View": shapes.View,
     "Event": shapes.Event,
     "Action": Action,
+    "ClientAction": ClientAction,
     "Suggestion": shapes.Suggestion,
     "Options": shapes.Options,
     "GameResult": shapes.GameResult,
@@ -48,7 +49,8 @@ def build_schema() -> dict[str, Any]:
 
     The root is a ``oneOf`` of ``#/$defs/ClientMessage`` and ``#/$defs/ServerMessage``; each
     message model has its own entry under ``$defs``, and so have the engine's data (``View``,
-    ``Event``, ``Action``, ``Suggestion``, ``Options``, ``GameResult`` and all they use), the
+    ``Event``, ``Action``, ``ClientAction`` (what ``act`` takes), ``Suggestion``, ``Options``,
+    ``GameResult`` and all they use), the
     HTTP bodies (``RoomSummary``, ``RoomCreatedBody``, ``HttpError``) and the closed sets of
     codes (``ErrorCode``, ``RejectCode``, ``HttpErrorCode``: each code with its meaning).
 

@@ -48,7 +48,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from protocol.codec import SUBPROTOCOLS, Codec, encoding_for_subprotocol
+from protocol.codec import SUBPROTOCOLS, Codec, encoding_for_subprotocol, validation_text
 from protocol.messages import ROOM_ID_PATTERN, CreateRoom
 from protocol.openapi import document as openapi_document
 
@@ -342,7 +342,9 @@ async def create_room(request: Request) -> Response:
             raise ValueError("the body must be a JSON object")
         data = {k: v for k, v in data.items() if v is not None}
         create = CreateRoom.model_validate({**data, "type": "create_room"})
-    except (ValueError, ValidationError) as exc:
+    except ValidationError as exc:  # (a subclass of ValueError: caught first)
+        return _error(400, "bad_options", validation_text(exc))
+    except ValueError as exc:
         return _error(400, "bad_options", str(exc))
     services = _services(request)
     if services.limits is not None:

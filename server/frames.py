@@ -115,9 +115,16 @@ def ack(action_id: str, version: int, duplicate: bool) -> dict[str, Any]:
     return {"type": "ack", "action_id": action_id, "version": version, "duplicate": duplicate}
 
 
-def reject(action_id: str, code: str, message: str) -> dict[str, Any]:
-    """``reject``: an action was not applied (or, for ``outcome_unknown``, may not be)."""
-    return {"type": "reject", "action_id": action_id, "code": code, "message": message}
+def reject(
+    action_id: str, code: str, message: str, retry_after: float | None = None
+) -> dict[str, Any]:
+    """``reject``: an action was not applied (or, for ``outcome_unknown``, may not be);
+    ``retry_after`` (seconds) with ``rate_limited``."""
+    frame: dict[str, Any] = {
+        "type": "reject", "action_id": action_id, "code": code, "message": message}
+    if retry_after is not None:
+        frame["retry_after"] = retry_after
+    return frame
 
 
 def error(
@@ -132,9 +139,10 @@ def error(
 
 
 def protocol_error(exc: ProtocolError) -> dict[str, Any]:
-    """The answer to a frame that is not a valid client message: ``reject`` ``bad_action``
-    for an ``act`` whose ``action_id`` is text of 1..64 characters (so the client can match
-    it), else ``error`` with the codec's code.
+    """The answer to a frame that is not a valid client message: ``reject`` for an ``act``
+    whose ``action_id`` is text of 1..64 characters (so the client can match it), with the
+    codec's ``reject_code`` (``bad_card``, ``system_only`` or ``bad_action``), else ``error``
+    with the codec's code.
 
     Whatever the client sent, the answer can be encoded: an ``action_id`` holding a lone
     surrogate is never echoed (the answer is then an ``error``), and ``ProtocolError`` keeps
@@ -149,7 +157,7 @@ def protocol_error(exc: ProtocolError) -> dict[str, Any]:
         and 0 < len(action_id) <= 64
         and is_clean(action_id)
     ):
-        return reject(action_id, "bad_action", exc.message)
+        return reject(action_id, exc.reject_code, exc.message)
     return error(exc.code, exc.message, exc.ref)
 
 

@@ -284,9 +284,13 @@ class Session:
             self.error("internal", "the server could not handle this message", kind)
 
     def _refuse_frame(self, frame: str | bytes, wait: float) -> None:
-        """Answer a frame over the rate limit without reading it (nothing of it is applied;
-        refusing must cost less than handling): ``error rate_limited`` with ``ref`` null
-        and ``retry_after``; close the connection (1008) if it keeps flooding."""
+        """Answer a frame over the rate limit without handling it (nothing of it is
+        applied): an ``act`` gets ``reject rate_limited`` with its ``action_id``, any other
+        message ``error rate_limited`` with its type in ``ref`` (null when it does not
+        decode), both with ``retry_after``, so a client can match the refusal to its request
+        and send it again; close the connection (1008) if it keeps flooding. (Decoding a
+        refused frame costs a few microseconds, and a flood is closed after
+        ``flood_refusals`` of them.)"""
         assert self.bucket is not None
         if self.bucket.flooding:
             log.info("closing a connection that keeps flooding")
@@ -294,8 +298,19 @@ class Session:
             self.close(1008)
             return
         self._count("rate_limited")
-        self.error("rate_limited", "too many frames; wait retry_after seconds", None,
-                   round(wait, 3))
+        retry_after = round(wait, 3)
+        text = "too many frames; wait retry_after seconds and send it again"
+        try:
+            message = decode_client(
+                frame, self.codec.encoding, max_bytes=self.settings.max_frame_bytes
+            )
+        except ProtocolError as exc:
+            self.error("rate_limited", text, exc.ref, retry_after)
+            return
+        if isinstance(message, m.Act):
+            self.send(frames.reject(message.action_id, "rate_limited", text, retry_after))
+        else:
+            self.error("rate_limited", text, message.type, retry_after)
 
     # -- handlers --------------------------------------------------------------------------
     async def _ping(self, message: m.Ping) -> None:
@@ -404,10 +419,14 @@ class Session:
         self, record: RoomRecord, since: int | None
     ) -> list[dict[str, Any]] | None:
         """``missed`` for a client that last saw version ``since``: the room log's events
-        after it, redacted for this seat; None when not asked, too far back or no longer
-        in the log."""
-        if since is None or since >= record.version:
-            return [] if since is not None else None
+        after it, redacted for this seat (``since`` 0: from the room's first version);
+        ``[]`` when ``since`` is the room's version; None when not asked, too far back, no
+        longer in the log, or newer than the room's version (a version the room does not
+        have: nothing to tell, the snapshot replaces it)."""
+        if since is None or since > record.version:
+            return None
+        if since == record.version:
+            return []
         if record.version - since > MAX_MISSED_VERSIONS:
             return None
         try:

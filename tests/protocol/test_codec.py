@@ -17,6 +17,7 @@ from protocol.codec import (
     decode_server,
     encode,
     encoding_for_subprotocol,
+    validate_client,
 )
 from protocol.messages import CLIENT_ADAPTER, CLIENT_TYPES, SERVER_ADAPTER
 
@@ -147,3 +148,44 @@ def test_arbitrary_bytes_never_escape_protocol_error(data):
             decode_client(frame, encoding)
         except ProtocolError as exc:
             assert exc.code in ("bad_frame", "bad_message")
+
+
+@pytest.mark.parametrize(
+    "data,code,reject_code",
+    [
+        ({"type": "create_room", "options": {"target": 100}}, "bad_options", None),
+        ({"type": "create_room", "computers": {"1": "genius", "7": "easy"}}, "bad_options", None),
+        ({"type": "create_room", "room": {"turn_seconds": 0, "nope": 1}}, "bad_options", None),
+        ({"type": "set_computer", "seat": 1, "level": "hard", "creator_token": "A" * 32},
+         "bad_options", None),
+        ({"type": "set_computer", "seat": 1, "level": 3, "creator_token": "A" * 32},
+         "bad_options", None),
+        ({"type": "create_room", "options": [61]}, "bad_message", None),
+        ({"type": "create_room", "room": {"hints": True}, "extra": 1}, "bad_message", None),
+        ({"type": "create_room", "options": {"target": 100}, "extra": 1}, "bad_message", None),
+        ({"type": "set_computer", "level": "hard", "creator_token": "A" * 32}, "bad_message",
+         None),
+        ({"type": "join", "room": "abcdef", "seat": 9}, "bad_message", None),
+        ({"type": "act", "action_id": "a", "action": {"type": "play", "card": "10H"}},
+         "bad_message", "bad_card"),
+        ({"type": "act", "action_id": "a", "action": {"type": "discard", "cards": ["5H", "x"]}},
+         "bad_message", "bad_card"),
+        ({"type": "act", "action_id": "a", "action": {"type": "discard", "cards": ["5H", 5]}},
+         "bad_message", "bad_action"),
+        ({"type": "act", "action_id": "a", "action": {"type": "answer_timeout"}},
+         "bad_message", "system_only"),
+        ({"type": "act", "action_id": "a", "action": {"type": "fly"}}, "bad_message",
+         "bad_action"),
+        ({"type": "act", "action_id": "a b", "action": {"type": "play", "card": "ZZ"}},
+         "bad_message", "bad_action"),
+    ],
+)
+def test_what_kind_of_fault(data, code, reject_code):
+    """Option values are ``bad_options``, shapes ``bad_message``; an act says which reject
+    it gets (docs/protocol.md, "Error codes" and "Fine points")."""
+    with pytest.raises(ProtocolError) as err:
+        validate_client(data)
+    assert err.value.code == code
+    assert "pydantic" not in err.value.message and "\n" not in err.value.message
+    if reject_code is not None:
+        assert err.value.reject_code == reject_code

@@ -115,15 +115,18 @@ def validate_message(item: dict) -> None:
 
 def test_protocol_doc_examples_validate():
     """Every json block of docs/protocol.md is a message (or names its type), valid for
-    the models and for the committed JSON Schema; only blocks marked abridged are
-    skipped."""
+    the models and for the committed JSON Schema. The one block marked abridged (a
+    snapshot whose view is cut short) is checked with its view set to null: everything
+    else in it must be whole."""
     seen = set()
     skipped = named = 0
     for line, marker, text in json_blocks("protocol.md"):
+        data = json.loads(text)
         if marker == "abridged":
             skipped += 1
+            assert data["type"] == "snapshot" and data["view"], f"protocol.md:{line}"
+            validate_message(dict(data, view=None))
             continue
-        data = json.loads(text)
         if marker is not None:
             validate_named(marker, data)
             named += 1
@@ -133,7 +136,7 @@ def test_protocol_doc_examples_validate():
         seen.add(data["type"])
     assert CLIENT_TYPES <= seen
     assert {"snapshot", "update", "hint", "reject", "error"} <= seen
-    assert skipped == 1  # the first snapshot, whose view is abridged
+    assert skipped == 1  # the first snapshot, whose view is abridged (checked without it)
     assert named == 3  # the room summary, the HTTP error and the clocked view
 
 
@@ -221,3 +224,41 @@ def test_transcript_frames_validate():
                 views += 1
                 assert op["value"]["legal"][0]["type"] == "discard"
     assert views == 1
+
+
+def test_patch_values_are_any_json_value():
+    """A patch's ``value`` is the empty schema (any JSON value), not a titled schema that
+    code generators read as an object; the generated TypeScript says ``unknown``."""
+    defs = json.loads(schema.render())["$defs"]
+    for name in ("AddOperation", "ReplaceOperation"):
+        assert defs[name]["properties"]["value"] == {}, name
+        validator = schema_validator(name)
+        for value in (17, "5H", ["5H"], None, True, {"a": 1}):
+            validator.validate({"op": name[:-9].lower(), "path": "/x", "value": value})
+    types = (ROOT / "clients" / "js" / "types" / "protocol.d.ts").read_text(encoding="utf-8")
+    for name in ("AddOperation", "ReplaceOperation"):
+        body = types.split(f"export interface {name} {{", 1)[1].split("}", 1)[0]
+        assert "value: unknown;" in body, body
+
+
+def test_act_takes_client_actions_with_canonical_cards():
+    """``act`` takes the actions a seat may send (no ``answer_timeout``) with cards in the
+    form views use; the schema says the same."""
+    act = schema_validator("ClientMessage")
+    ok = {"type": "act", "action_id": "a1", "action": {"type": "play", "card": "TD"}}
+    CLIENT_ADAPTER.validate_python(ok)
+    act.validate(ok)
+    for action in ({"type": "answer_timeout"}, {"type": "play", "card": "10D"},
+                   {"type": "play", "card": "td"}, {"type": "discard", "cards": ["5H", "ZZ"]}):
+        bad = dict(ok, action=action)
+        with pytest.raises(ValidationError):
+            CLIENT_ADAPTER.validate_python(bad)
+        with pytest.raises(jsonschema.ValidationError):
+            act.validate(bad)
+    defs = json.loads(schema.render())["$defs"]
+    client_action = {k: v for k, v in defs["ClientAction"].items() if k != "title"}
+    inline = {k: v for k, v in defs["Act"]["properties"]["action"].items() if k != "title"}
+    assert inline == client_action
+    assert "answer_timeout" not in client_action["discriminator"]["mapping"]
+    card = defs["PlayAction"]["properties"]["card"]
+    assert card["pattern"] == engine.shapes.CARD_PATTERN

@@ -10,7 +10,13 @@ Raw WebSocket frames against a server on a loopback port (in-memory store):
   with ``ref``;
 * a ``join`` that fails has left the room the connection followed;
 * a handshake offering only unknown subprotocols is refused with HTTP 403;
-* after a restart of an in-memory server, rooms and tokens are unknown.
+* after a restart of an in-memory server, rooms and tokens are unknown;
+* a ``create_room``/``set_computer`` of the right shape with values not allowed gets
+  ``bad_options`` (as ``POST /api/rooms`` does), one of the wrong shape ``bad_message``;
+* an act's card text that is not a canonical card is ``bad_card``, ``answer_timeout``
+  ``system_only``;
+* ``resync``/``join`` ``since``: ``[]`` at the room's version, everything from 0, no
+  ``missed`` past the room's version; a ``join`` without ``seat`` watches.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import asyncio
 import json
 from typing import Any
 
+import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
@@ -93,6 +100,20 @@ async def test_each_malformed_act_gets_its_one_answer(mem_server):
          {"type": "error", "code": "bad_message", "ref": "act"}),
         ({"type": "act", "action_id": "a7", "action": PLAY},
          {"type": "reject", "code": "not_seated", "action_id": "a7"}),
+        ({"type": "act", "action_id": "c1", "action": {"type": "play", "card": "ZZ"}},
+         {"type": "reject", "code": "bad_card", "action_id": "c1"}),
+        ({"type": "act", "action_id": "c2", "action": {"type": "play", "card": "10H"}},
+         {"type": "reject", "code": "bad_card", "action_id": "c2"}),
+        ({"type": "act", "action_id": "c3", "action": {"type": "discard", "cards": ["5h", "TD"]}},
+         {"type": "reject", "code": "bad_card", "action_id": "c3"}),
+        ({"type": "act", "action_id": "c4", "action": {"type": "play", "card": 5}},
+         {"type": "reject", "code": "bad_action", "action_id": "c4"}),
+        ({"type": "act", "action_id": "c5", "action": {"type": "play", "card": "ZZ"}, "x": 1},
+         {"type": "reject", "code": "bad_action", "action_id": "c5"}),
+        ({"type": "act", "action_id": "c6", "action": {"type": "answer_timeout"}},
+         {"type": "reject", "code": "system_only", "action_id": "c6"}),
+        ({"type": "act", "action_id": "c 7", "action": {"type": "answer_timeout"}},
+         {"type": "reject", "code": "bad_action", "action_id": "c 7"}),
         ({"type": 5}, {"type": "error", "code": "bad_message", "ref": None}),
         ({"type": "x" * 33}, {"type": "error", "code": "bad_message", "ref": None}),
     ]
@@ -248,3 +269,98 @@ async def test_an_in_memory_restart_forgets_rooms_and_tokens(make_server):
         assert (await back.expect("error"))["code"] == "room_not_found"
     finally:
         await back.close()
+
+
+BAD_OPTION_VALUES: list[dict[str, Any]] = [
+    {"options": {"target": 100}},
+    {"options": {"players": 2, "partnerships": True}},
+    {"options": {"foo": 1}},
+    {"computers": {"1": "genius"}},
+    {"computers": {"5": "easy"}},
+    {"room": {"turn_seconds": 0}},
+    {"room": {"answer_window": -1}},
+    {"room": {"nope": 1}},
+    {"room": {"hints": "yes"}},
+]
+"""``create_room`` bodies of the right shape with a value the server does not allow."""
+
+
+async def test_bad_option_values_are_bad_options_over_ws_as_over_http(mem_server):
+    conn = await Raw.open(mem_server.ws)
+    try:
+        for body in BAD_OPTION_VALUES:
+            await conn.send({"type": "create_room", **body})
+            got = await conn.next()
+            assert (got["type"], got["code"], got["ref"]) == (
+                "error", "bad_options", "create_room"), (body, got)
+            http = httpx.post(f"{mem_server.http}/api/rooms", json=body)
+            assert http.status_code == 400, body
+            error = http.json()["error"]
+            assert error["code"] == "bad_options", body
+            assert "\n" not in error["message"] and "pydantic" not in error["message"], error
+        # not the right shape: bad_message
+        for frame in ({"type": "create_room", "options": "x"},
+                      {"type": "create_room", "computers": ["1"]},
+                      {"type": "create_room", "extra": 1},
+                      {"type": "create_room", "options": {"target": 100}, "extra": 1}):
+            await conn.send(frame)
+            got = await conn.next()
+            assert (got["type"], got["code"], got["ref"]) == (
+                "error", "bad_message", "create_room"), (frame, got)
+        await conn.send({"type": "create_room", "options": {"players": 2}})
+        created = await conn.expect("room_created")
+        creator = created["creator_token"]
+        await conn.send({"type": "set_computer", "room": created["room"], "seat": 1,
+                         "level": "hard", "creator_token": creator})
+        got = await conn.next()
+        assert (got["code"], got["ref"]) == ("bad_options", "set_computer"), got
+        await conn.send({"type": "set_computer", "room": created["room"], "seat": 9,
+                         "level": "hard", "creator_token": creator})
+        got = await conn.next()
+        assert (got["code"], got["ref"]) == ("bad_message", "set_computer"), got
+        # the same option value before hello: decoding comes first
+        fresh = await Raw.open(mem_server.ws, name=None)
+        await fresh.send({"type": "create_room", "options": {"target": 100}})
+        assert (await fresh.next())["code"] == "bad_options"
+        await fresh.close()
+    finally:
+        await conn.close()
+
+
+async def test_since_in_resync_and_join_and_a_join_without_seat(mem_server):
+    ann = await Raw.open(mem_server.ws, "Ann")
+    bob = await Raw.open(mem_server.ws, "Bob")
+    try:
+        await ann.send({"type": "create_room", "options": {"players": 2}})
+        room = (await ann.expect("room_created"))["room"]
+        await ann.send({"type": "join", "room": room, "seat": 0})
+        await ann.expect("snapshot")
+        await bob.send({"type": "join", "room": room, "seat": 1})
+        await bob.expect("snapshot")
+        update = await ann.expect("update")
+        version = update["version"]
+        assert version == 2  # nobody acts: no version comes between
+        await ann.send({"type": "resync", "since": version})
+        assert (await ann.expect("snapshot"))["missed"] == []
+        await ann.send({"type": "resync", "since": version + 5})
+        ahead = await ann.expect("snapshot")
+        assert "missed" not in ahead and ahead["version"] == version
+        await ann.send({"type": "resync", "since": 0})
+        everything = await ann.expect("snapshot")
+        assert [m["version"] for m in everything["missed"]] == list(range(1, version + 1))
+        assert everything["missed"][0]["events"][0]["type"] == "seat_taken"
+        await ann.send({"type": "resync", "since": version - 1})
+        [last] = (await ann.expect("snapshot"))["missed"]
+        assert last["version"] == version
+
+        watcher = await Raw.open(mem_server.ws, "Wat")
+        await watcher.send({"type": "join", "room": room})
+        watching = await watcher.expect("snapshot")
+        assert watching["seat"] is None and "seat_token" not in watching
+        assert watching["view"]["hand"] == []
+        await watcher.send({"type": "join", "room": room, "since": version + 1})
+        assert "missed" not in await watcher.expect("snapshot")
+        await watcher.close()
+    finally:
+        await ann.close()
+        await bob.close()

@@ -28,6 +28,14 @@ export const RECONNECT_CLOSE_CODES = Object.freeze([1000, 1001, 1005, 1006, 1011
  * same request again later". */
 export const RETRY_CODES = Object.freeze(["outcome_unknown", "store_unavailable", "busy"]);
 
+/** Request types whose `rate_limited` refusal is sent again, and the waiter list of each. */
+const LIMITED_REQUESTS = Object.freeze({
+  create_room: "room_created",
+  hint: "hint",
+  leave: "left",
+  history: "history",
+});
+
 const DEFAULTS = Object.freeze({
   encoding: "json",
   pingIntervalMs: 20_000,
@@ -228,9 +236,12 @@ export class CribbageClient {
    * Sit at `seat` of `room` (0..3, or `null` to watch). Resolves with the `snapshot`.
    * The client remembers the room and, after a reconnect, joins it again with the seat
    * token. `token` names the token to take or resume the seat with (default: the seat token
-   * this client got for that room, else the player token).
+   * this client got for that room, else the player token). `since` (an app coming back
+   * from saved state): the last version it saw of the room; the snapshot's `missed` then
+   * brings the events after it, emitted as `event`s with `fromSnapshot: true`. Without it a
+   * client that was already in the room sends its own version.
    */
-  join(room, seat = null, { token } = {}) {
+  join(room, seat = null, { token, since } = {}) {
     if (this._closedForGood) return Promise.reject(new CribbageError("closed", "the client is closed"));
     for (const w of this._joinWaiters.splice(0)) {
       w.reject(new CribbageError("superseded", "another join was asked for"));
@@ -240,7 +251,7 @@ export class CribbageClient {
     }
     if (room !== this.room) this._resetRoom();
     const keep = room === this.room && seat === this.seat ? this.seatToken : null;
-    this._target = { room, seat, token: token ?? keep ?? null };
+    this._target = { room, seat, token: token ?? keep ?? null, since: Number.isInteger(since) && since >= 0 ? since : null };
     this._joined = false;
     this._joinRetries = 0;
     const promise = new Promise((resolve, reject) => this._joinWaiters.push({ room, resolve, reject }));
@@ -726,8 +737,10 @@ export class CribbageClient {
     if (!target || !this._socketOpen()) return;
     const message = { type: "join", room: target.room, seat: target.seat };
     if (target.token) message.token = target.token;
-    // Coming back to the room we were in: ask for what happened since (snapshot.missed).
-    if (this.room === target.room && this.version >= 0) message.since = this.version;
+    // Coming back to the room: ask for what happened since (snapshot.missed), from the
+    // version the app named (until the first snapshot) or the one this client holds.
+    if (target.since !== null && target.since !== undefined) message.since = target.since;
+    else if (this.room === target.room && this.version >= 0) message.since = this.version;
     this._send(message);
     clearTimeout(this._joinTimer);
     if (this._opts.requestTimeoutMs > 0) {
@@ -749,6 +762,7 @@ export class CribbageClient {
     this.room = frame.room;
     this.seat = frame.seat ?? null;
     target.seat = this.seat;
+    target.since = null; // from now on the client's own version says where it is
     if (frame.seat_token) {
       this.seatToken = frame.seat_token;
       target.token = frame.seat_token;
@@ -866,6 +880,19 @@ export class CribbageClient {
   _onReject(frame) {
     const entry = this._pending.get(frame.action_id);
     if (!entry) return;
+    if (frame.code === "rate_limited") {
+      // Over the connection's frame rate: not applied; send it again (same id) once the
+      // server says a frame will be taken. Not counted as a retry: a client that keeps
+      // flooding is closed by the server (1008) instead.
+      const delayMs = Math.max(10, Math.round((frame.retry_after ?? 0.05) * 1000));
+      this._events.emit("act_retry", { actionId: entry.actionId, code: frame.code, retry: entry.retries, delayMs });
+      clearTimeout(entry.timer);
+      entry.timer = setTimeout(() => {
+        entry.timer = null;
+        this._sendAct(entry);
+      }, delayMs);
+      return;
+    }
     const policy = this._opts.actRetry;
     if (policy.codes.includes(frame.code) && entry.retries < policy.maxRetries) {
       const delayMs = backoffDelay(entry.retries, policy, this._random);
@@ -890,7 +917,7 @@ export class CribbageClient {
     return this._whenOpen().then(
       () =>
         new Promise((resolve, reject) => {
-          const waiter = { resolve, reject, timer: null };
+          const waiter = { resolve, reject, timer: null, message };
           const timeout = this._opts.requestTimeoutMs;
           if (timeout > 0) {
             waiter.timer = setTimeout(() => {
@@ -927,6 +954,7 @@ export class CribbageClient {
 
   _onServerError(frame) {
     const error = new CribbageError(frame.code, frame.message, { frame });
+    if (frame.code === "rate_limited" && this._retryLimited(frame)) return;
     switch (frame.ref) {
       case "hello":
         this._fatal(error);
@@ -957,6 +985,52 @@ export class CribbageClient {
         break;
     }
     this._events.emit("error", { code: frame.code, message: frame.message, ref: frame.ref ?? null, fatal: false, frame });
+  }
+
+  /** A message refused as over the connection's frame rate was not handled, so sending it
+   * again is always safe: a join, a resync or a waiting request (create_room, hint, history,
+   * leave) is sent again after `retry_after`; true when handled here. (A refused
+   * `set_computer` fails with the error, whose `frame.retry_after` the app may honour: its
+   * success is learned from a ping that follows it, which a resend would overtake.) */
+  _retryLimited(frame) {
+    const delayMs = Math.max(10, Math.round((frame.retry_after ?? 0.05) * 1000));
+    const gen = this._gen;
+    const kind = LIMITED_REQUESTS[frame.ref];
+    if (kind && this._waiters[kind].length) {
+      // Answers come in the order of the requests, so the refused one is the oldest waiting.
+      const { message } = this._waiters[kind][0];
+      setTimeout(() => {
+        if (gen === this._gen) this._send(message);
+      }, delayMs);
+      return true;
+    }
+    if (frame.ref === "join" && this._target) {
+      clearTimeout(this._joinTimer);
+      this._joinTimer = setTimeout(() => {
+        if (gen === this._gen) this._sendJoin();
+      }, delayMs);
+      return true;
+    }
+    if (frame.ref === "resync") {
+      this._resyncing = false;
+      clearTimeout(this._resyncTimer);
+      setTimeout(() => {
+        if (gen === this._gen) this._requestResync("rate_limited", {});
+      }, delayMs);
+      return true;
+    }
+    if (frame.ref === "ping") {
+      // The refused ping gets no pong: forget the automatic one so that the next goes out
+      // on its own schedule instead of the connection being dropped as unanswered.
+      for (const [nonce, p] of this._pings) {
+        if (p.auto) {
+          clearTimeout(p.timer);
+          this._pings.delete(nonce);
+        }
+      }
+      return true;
+    }
+    return false;
   }
 
   _onJoinError(frame, error) {

@@ -198,6 +198,43 @@ test("a game against a computer seat given by the creator, every move taken from
   }
 });
 
+test("join with `since`: an app coming back from saved tokens gets what it missed as events", { timeout: 30_000 }, async () => {
+  const first = testClient(server.ws, "Ann");
+  let saved;
+  try {
+    const created = await first.createRoom({ options: { players: 2, target: 61 }, computers: { "1": "standard" } });
+    await first.join(created.room, 0);
+    await waitFor(first, (c) => c.legalActions().length > 0, "the deal");
+    saved = { room: created.room, playerToken: first.playerToken, seatToken: first.seatToken, version: first.version };
+    const answer = await first.act(first.legalActions()[0]);
+    assert.equal(answer.type, "ack");
+    // the computer discards too, and the starter is cut
+    await waitFor(first, (c) => c.view.phase === "play", "the play");
+  } finally {
+    await first.close();
+  }
+  const again = testClient(server.ws, "Ann", { playerToken: saved.playerToken });
+  const log = record(again);
+  try {
+    const snapshot = await again.join(saved.room, 0, { token: saved.seatToken, since: saved.version });
+    const join = log.sent.find((m) => m.type === "join");
+    assert.equal(join.since, saved.version, "the join names the saved version");
+    const versions = snapshot.missed.map((m) => m.version);
+    assert.deepEqual(versions, Array.from({ length: snapshot.version - saved.version }, (_, i) => saved.version + 1 + i));
+    const fromSnapshot = log.events.filter((e) => e.fromSnapshot);
+    assert.ok(fromSnapshot.some((e) => e.event.type === "discard" && e.event.seat === 0), "our own discard");
+    assert.ok(fromSnapshot.some((e) => e.event.type === "starter"), "the starter");
+    assert.ok(fromSnapshot.every((e) => e.version > saved.version && e.version <= snapshot.version));
+    assert.ok(log.events.every((e) => !("since" in e)), "events carry {event, version, fromSnapshot}");
+    // A later join of the same room sends the client's own version, not the saved one.
+    const later = await again.join(saved.room, 0);
+    assert.equal(log.sent.filter((m) => m.type === "join").at(-1).since, snapshot.version);
+    assert.deepEqual(later.missed, []);
+  } finally {
+    await again.close();
+  }
+});
+
 test("the turn clock: deadlines in the view, and the server acts for an idle seat", { timeout: 30_000 }, async () => {
   const host = testClient(server.ws, "Ann");
   const idle = testClient(server.ws, "Bob");
@@ -230,5 +267,39 @@ test("the turn clock: deadlines in the view, and the server acts for an idle sea
     assert.ok(log.events.some((e) => e.event.type === "starter"));
   } finally {
     await Promise.all([host.close(), idle.close()]);
+  }
+});
+
+test("over the connection's frame rate: acts, history pages and pings are refused rate_limited and sent again", { timeout: 60_000 }, async () => {
+  // A server that takes 8 frames a second with a burst of 4: two clients playing at full
+  // speed are refused over and over, and the library sends each refused message again.
+  const slow = await ServerProcess.start({ env: { CRIBBAGE_FRAME_RATE: "8", CRIBBAGE_FRAME_BURST: "4" } });
+  const host = testClient(slow.ws, "Ann", { pingIntervalMs: 200 });
+  const guest = testClient(slow.ws, "Bob");
+  const logs = [record(host), record(guest)];
+  const retries = [];
+  host.on("act_retry", (e) => retries.push(e));
+  guest.on("act_retry", (e) => retries.push(e));
+  try {
+    const { room } = await host.createRoom({ options: { players: 2, target: 61 } });
+    await host.join(room, 0);
+    await guest.join(room, 1);
+    const answers = await Promise.all([playSeat(host, rng(31)), playSeat(guest, rng(32))]);
+    assert.equal(host.view.phase, "game_over");
+    const summary = await slow.roomSummary(room);
+    auditGame({ clients: [host, guest], logs, answerLists: answers, summary, seatedVersion: 2, target: 61 });
+    const limited = retries.filter((e) => e.code === "rate_limited");
+    assert.ok(limited.length > 0, "the acts were refused rate_limited at least once");
+    // Every act was applied exactly once and every answer the players saw is an ack.
+    assert.ok(answers.flat().every((a) => a.answer.type === "ack"));
+    // Paging the whole game back in small pages (many requests at once) still completes.
+    const all = await host.historyAll({ pageSize: 2 });
+    assert.equal(all.versions.at(-1).version, summary.version);
+    assert.ok(all.versions.length >= summary.version - 2, `history: ${all.versions.length} versions`);
+    assert.equal(host.connectionState, "open", "no drop: refused pings do not count as unanswered");
+    summaries.push({ label: `rate-limited (${limited.length} act retries)`, version: summary.version });
+  } finally {
+    await Promise.all([host.close(), guest.close()]);
+    await slow.stop();
   }
 });

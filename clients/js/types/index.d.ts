@@ -255,8 +255,11 @@ export declare class CribbageClient {
     computers?: Record<string, "easy" | "standard">;
     room?: RoomSettingsRequest;
   }): Promise<P.RoomCreated>;
-  /** Take or resume `seat` (null: watch). Remembered and resumed after reconnects. */
-  join(room: string, seat?: number | null, options?: { token?: string }): Promise<P.Snapshot>;
+  /** Take or resume `seat` (null: watch). Remembered and resumed after reconnects.
+   * `token`: the token to take or resume the seat with; `since`: the last version the app
+   * saw of the room (coming back from saved state): the snapshot's `missed` events then
+   * come as `event`s with `fromSnapshot: true`. */
+  join(room: string, seat?: number | null, options?: { token?: string; since?: number }): Promise<P.Snapshot>;
   /** Stop following the room (the seat stays yours). */
   leave(): Promise<P.Left | null>;
   /** Submit an action; resolves with the final `ack` or `reject`. */

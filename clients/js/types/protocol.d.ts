@@ -39,6 +39,9 @@ export type ServerMessage =
 export interface Hello {
   type: "hello";
   name: string;
+  /**
+   * a player token from an earlier `welcome` (the server's are 32 characters); one the server did not issue is answered with a fresh one
+   */
   token?: string | null;
   /**
    * free text, for logs
@@ -49,7 +52,9 @@ export interface Hello {
  * Create a room with these options; the answer is ``room_created``. Does not sit.
  *
  * ``computers`` gives seats to computer players at once (``{"1": "standard"}``); when they
- * fill every seat the game starts at once. ``room`` holds the room settings.
+ * fill every seat the game starts at once. ``room`` holds the room settings. A value
+ * inside ``options``, ``computers`` or ``room`` that is not allowed (a target of 100, an
+ * unknown level or setting) is answered ``error`` ``bad_options``, as over HTTP.
  */
 export interface CreateRoom {
   type: "create_room";
@@ -94,7 +99,7 @@ export interface RoomSettingsModel {
   turn_seconds?: number | null;
 }
 /**
- * Sit at ``seat`` of ``room`` (or watch, with ``seat`` null).
+ * Sit at ``seat`` of ``room`` (or watch, with ``seat`` null or left out).
  *
  * A free seat is taken and bound to the token (``token`` here, else the connection's
  * player token). A taken seat is resumed only with the token it is bound to. The answer
@@ -103,10 +108,13 @@ export interface RoomSettingsModel {
 export interface Join {
   type: "join";
   room: string;
+  /**
+   * the seat to take or resume; null or left out: watch as a spectator
+   */
   seat?: number | null;
   token?: string | null;
   /**
-   * the last version this client saw of the room (when coming back): the snapshot's `missed` then holds the events of the versions after it
+   * the last version this client saw of the room (when coming back): the snapshot's `missed` then holds the events of the versions after it (see `resync`)
    */
   since?: number | null;
 }
@@ -115,17 +123,12 @@ export interface Join {
  *
  * ``action_id`` is chosen by the client and unique per seat; re-sending the same id
  * (after a lost ``ack``) is answered again with the first result and never applied twice.
+ * ``action`` is one of the actions a seat may send (not the system's ``answer_timeout``).
  */
 export interface Act {
   type: "act";
   action_id: string;
-  action:
-    | DiscardAction
-    | PlayAction
-    | AnnounceAction
-    | AnswerAction
-    | RematchAction
-    | AnswerTimeoutAction;
+  action: DiscardAction | PlayAction | AnnounceAction | AnswerAction | RematchAction;
 }
 /**
  * Lay cards away to the crib (2 with two players, 1 with three or four).
@@ -174,18 +177,12 @@ export interface RematchAction {
   type: "rematch";
 }
 /**
- * System action (the answer window ran out). A seat sending it gets ``system_only``.
- */
-export interface AnswerTimeoutAction {
-  type: "answer_timeout";
-}
-/**
  * Ask for a fresh ``snapshot`` of the joined room.
  */
 export interface Resync {
   type: "resync";
   /**
-   * the last version this client has: the snapshot's `missed` then holds the events of the versions after it
+   * the last version this client has: the snapshot's `missed` then holds the events of the versions after it (`[]` when `since` is the room's version; absent when `since` is more than 500 versions back or newer than the room's version, which the room does not have: take the snapshot as it is)
    */
   since?: number | null;
 }
@@ -208,7 +205,7 @@ export interface Ping {
  * ``room`` defaults to the room this connection has joined. Answered by an ``update``
  * whose ``seats`` show the computer (to connections following the room) or an ``error``
  * (``bad_token``: not the creator's token; ``seat_taken``, ``bad_seat``,
- * ``room_not_found``, ``not_joined``).
+ * ``bad_options``: an unknown ``level``; ``room_not_found``, ``not_joined``).
  */
 export interface SetComputer {
   type: "set_computer";
@@ -666,6 +663,12 @@ export interface GameResult {
   lowball: boolean;
 }
 /**
+ * System action (the answer window ran out). A seat sending it gets ``system_only``.
+ */
+export interface AnswerTimeoutAction {
+  type: "answer_timeout";
+}
+/**
  * The events of one version a ``snapshot`` catches a connection up on.
  */
 export interface MissedVersion {
@@ -1093,9 +1096,14 @@ export interface Reject {
     | "outcome_unknown"
     | "action_id_reused"
     | "internal"
+    | "rate_limited"
   ) &
     string;
   message: string;
+  /**
+   * with `rate_limited`: seconds to wait before sending the act again (same `action_id`)
+   */
+  retry_after?: number | null;
 }
 /**
  * A seat's player connected or disconnected, or a computer's stand-in for an absent
@@ -1157,7 +1165,7 @@ export interface Error {
    */
   ref?: string | null;
   /**
-   * with a limit's code (`rate_limited`, `too_many_rooms`, `too_many_joins`): seconds until the request may succeed
+   * with a limit's code (`rate_limited`, `too_many_rooms`, `too_many_joins`): seconds until the request may succeed (send it again then)
    */
   retry_after?: number | null;
 }

@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const token: string = welcome.player_token;
   const created = await client.createRoom({ options: { players: 2, target: 61 }, computers: { "1": "standard" } });
   const snapshot: Snapshot = await client.join(created.room, 0);
+  await client.join(created.room, 0, { token, since: snapshot.version });
   const view: View | null = client.view;
   const phase = view ? view["phase"] : null;
   const action: Action = { type: "play", card: "5H" };
