@@ -42,7 +42,7 @@ from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -72,6 +72,7 @@ from .timers import Sweeper
 from .tokens import TokenIssuer
 from .upkeep import Upkeep
 from .views import seat_infos
+from .wsguard import ws_protocol
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +186,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
-        settings.failed_joins_per_minute,
+        settings.failed_joins_per_minute, settings.connections_per_minute,
     )
     app.state.services = services
     if gc_policy is not None:
@@ -334,10 +335,15 @@ async def create_room(request: Request) -> Response:
         body = await read_body(request, limit)
     except ValueError:
         return _error(400, "bad_options", "Content-Length is not a number")
+    except ClientDisconnect:  # the client went away mid-body: nobody to answer
+        return Response(status_code=400)
     if body is None:
         return _error(413, "too_large", f"the request body is longer than {limit} bytes")
     try:
-        data = json.loads(body) if body.strip() else {}
+        try:
+            data = json.loads(body) if body.strip() else {}
+        except RecursionError:
+            raise ValueError("the body nests too deeply") from None
         if not isinstance(data, dict):
             raise ValueError("the body must be a JSON object")
         data = {k: v for k, v in data.items() if v is not None}
@@ -517,12 +523,18 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
     """Options the server runs uvicorn with: the default stack (httptools, websockets)
     with a deadline on each whole request (``request_timeout_seconds``,
-    :class:`server.limits.GuardedHttpToolsProtocol`), no permessage-deflate, and the client
-    address from ``X-Forwarded-For`` only from the proxies in ``forwarded_allow_ips``."""
+    :class:`server.limits.GuardedHttpToolsProtocol`), a budget of wire frames and bytes
+    per WebSocket (:class:`server.wsguard.GuardedWebSocketProtocol`), no permessage-deflate,
+    and the client address from ``X-Forwarded-For`` only from the proxies in
+    ``forwarded_allow_ips``."""
     return {
         "host": settings.host,
         "port": settings.port,
         "http": http_protocol(settings.request_timeout_seconds),
+        "ws": ws_protocol(
+            settings.wire_frame_rate, settings.wire_frame_burst, settings.wire_bytes_rate,
+            settings.wire_bytes_burst, settings.ws_close_timeout_seconds,
+        ),
         "ws_per_message_deflate": False,
         "ws_max_size": max(1 << 20, settings.max_frame_bytes * 4),
         "proxy_headers": True,

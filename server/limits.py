@@ -148,8 +148,11 @@ class AddressLimits:
     ``failed_joins_per_minute``)."""
 
     def __init__(self, max_connections: int, rooms_per_minute: int,
-                 failed_joins_per_minute: int) -> None:
+                 failed_joins_per_minute: int, connections_per_minute: int = 0) -> None:
         self.max_connections = max_connections
+        self.new_connections = AddressQuota(connections_per_minute)
+        """New WebSocket connections per address per minute (``connections_per_minute``):
+        reconnecting must not be a way around each connection's frame budget."""
         self.connections: dict[str, int] = {}
         self.refused: Counter[str] = Counter()
         """What the limits refused or closed, by code (``rate_limited``, ``too_many_rooms``,
@@ -160,9 +163,12 @@ class AddressLimits:
 
     def connect(self, address: str) -> bool:
         """Count one more open connection of ``address``; False (and nothing counted) if
-        it already holds ``max_connections``."""
+        it already holds ``max_connections`` or opened ``connections_per_minute`` in the
+        last minute."""
         held = self.connections.get(address, 0)
         if self.max_connections and held >= self.max_connections:
+            return False
+        if self.new_connections.spend(address):
             return False
         self.connections[address] = held + 1
         return True

@@ -165,6 +165,31 @@ class Settings(BaseSettings):
         "headers and body, this long after its connection opens (or after its first byte, "
         "on a kept-alive connection); else the socket is closed"
     )
+    connections_per_minute: int = Field(
+        120, ge=0, description="new WebSocket connections one client address may open per "
+        "minute on this process (all at once at most; 0: no limit); more are refused at the "
+        "handshake (429 too_many_connections)"
+    )
+    wire_frame_rate: float = Field(
+        200.0, ge=0, description="WebSocket frames of any kind (control frames and fragments "
+        "included) a connection may send per second on average (0: no limit); past this "
+        "budget the connection is closed (1008)"
+    )
+    wire_frame_burst: int = Field(
+        400, ge=1, description="WebSocket frames of any kind a connection may send at once"
+    )
+    wire_bytes_rate: int = Field(
+        256 * 1024, ge=0, description="bytes of WebSocket frames a connection may send per "
+        "second on average (0: no limit); past this budget the connection is closed (1008)"
+    )
+    wire_bytes_burst: int = Field(
+        2 * 1024 * 1024, ge=1, description="bytes of WebSocket frames a connection may send "
+        "at once"
+    )
+    ws_close_timeout_seconds: float = Field(
+        2.0, gt=0, description="how long the server waits for a client's answer to its "
+        "close frame before dropping the socket"
+    )
     forwarded_allow_ips: str = Field(
         "127.0.0.1", description="comma-separated addresses or networks of proxies trusted "
         "to set X-Forwarded-For / X-Forwarded-Proto ('*': any); the client address of a "
