@@ -206,12 +206,14 @@ LIMITS: dict[str, dict[str, str]] = {
     # answered: with the limits on it would measure the limits.
     "off": {"CRIBBAGE_FRAME_RATE": "0", "CRIBBAGE_MAX_CONNECTIONS_PER_ADDRESS": "0",
             "CRIBBAGE_ROOMS_PER_MINUTE": "0", "CRIBBAGE_FAILED_JOINS_PER_MINUTE": "0",
-            "CRIBBAGE_IDLE_SECONDS": "0"},
+            "CRIBBAGE_IDLE_SECONDS": "0", "CRIBBAGE_CONNECTIONS_PER_MINUTE": "0",
+            "CRIBBAGE_WIRE_FRAME_RATE": "0", "CRIBBAGE_WIRE_BYTES_RATE": "0"},
     # Every limit at its default and every check made, except that the per-address caps
     # are raised to fit the bench's one address (docs/protocol.md "Limits"). Closed-loop
     # phases are then held to 20 frames/s per connection; use paced phases.
     "on": {"CRIBBAGE_MAX_CONNECTIONS_PER_ADDRESS": "1000000",
-           "CRIBBAGE_ROOMS_PER_MINUTE": "1000000"},
+           "CRIBBAGE_ROOMS_PER_MINUTE": "1000000",
+           "CRIBBAGE_CONNECTIONS_PER_MINUTE": "1000000"},
 }
 """Settings of the product's limits for ``--limits`` (``CRIBBAGE_*`` variables)."""
 
