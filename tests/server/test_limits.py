@@ -113,9 +113,11 @@ async def test_flood_is_refused_applies_nothing_and_is_closed(make_server):
 
 
 async def test_a_flood_does_not_slow_another_client(redis_prefix):
-    """A sustained flood (the flood close turned off) against a server process: a second
-    client's pings stay within a generous bound of their own baseline, measured here."""
-    server = ProcessServer(REDIS_URL, redis_prefix, CRIBBAGE_FLOOD_REFUSALS="100000000")
+    """A sustained flood (the flood close and the wire budget turned off, so that only the
+    frame bucket stands in its way) against a server process: a second client's pings stay
+    within a generous bound of their own baseline, measured here."""
+    server = ProcessServer(REDIS_URL, redis_prefix, CRIBBAGE_FLOOD_REFUSALS="100000000",
+                           CRIBBAGE_WIRE_FRAME_RATE="0", CRIBBAGE_WIRE_BYTES_RATE="0")
     server.start()
     watcher = None
     try:
