@@ -278,7 +278,7 @@ def validate_client(data: dict[str, Any]) -> Any:
     except ValidationError as exc:
         errors = exc.errors()
         code = "bad_message"
-        if kind in _OPTION_VALUES and errors and all(
+        if isinstance(kind, str) and kind in _OPTION_VALUES and errors and all(
             _is_option_fault(kind, e["loc"]) for e in errors
         ):
             code = "bad_options"

@@ -189,3 +189,15 @@ def test_what_kind_of_fault(data, code, reject_code):
     assert "pydantic" not in err.value.message and "\n" not in err.value.message
     if reject_code is not None:
         assert err.value.reject_code == reject_code
+
+
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+@pytest.mark.parametrize("kind", [[1, 2], {"a": 1}, [], {}])
+def test_a_type_that_is_not_text_is_bad_message(encoding, kind) -> None:
+    """A ``type`` that is a list or a map (unhashable) is a frame like any other bad one:
+    ``bad_message`` with no ``ref`` (found by the hypothesis property over a real server)."""
+    frame = json.dumps({"type": kind, "options": {}}) if encoding == "json" else \
+        msgpack.packb({"type": kind, "options": {}})
+    with pytest.raises(ProtocolError) as caught:
+        decode_client(frame, encoding, max_bytes=16384)
+    assert caught.value.code == "bad_message" and caught.value.ref is None
