@@ -26,10 +26,8 @@ The prose here is short on purpose: ``docs/protocol.md`` is the full description
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 import typing
 from pathlib import Path
 from typing import Any
@@ -40,6 +38,7 @@ from . import shapes
 from .actions import Action, ClientAction
 from .codec import JSON_SUBPROTOCOL, MSGPACK_SUBPROTOCOL
 from .codes import ERROR_CODES, MEANINGS, REJECT_CODES, ErrorCode, RejectCode
+from .generated import write_or_check
 from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
 from .schema import named_schemas, reference_shared
 
@@ -369,19 +368,7 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: write the document, or with ``--check`` compare it. Returns exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the file is out of date")
-    parser.add_argument("--output", type=Path, default=ASYNCAPI_PATH)
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
-            sys.stderr.write(f"{args.output} is out of date; run python -m protocol.asyncapi\n")
-            return 1
-        return 0
-    args.output.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(argv, __doc__.splitlines()[0], ASYNCAPI_PATH, render, "protocol.asyncapi")
 
 
 if __name__ == "__main__":

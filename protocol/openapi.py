@@ -17,15 +17,14 @@ the models, under ``components.schemas``; the request body of ``POST /api/rooms`
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .codes import HttpErrorCode
+from .generated import write_or_check
 from .http import Health, HttpError, Readiness, RoomCreatedBody, RoomSummary
 from .messages import PROTOCOL_VERSION, ROOM_ID_PATTERN, CreateRoom
 from .schema import named_schemas, reference_shared
@@ -299,19 +298,7 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: write the document, or with ``--check`` compare it. Returns exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the file is out of date")
-    parser.add_argument("--output", type=Path, default=OPENAPI_PATH)
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
-            sys.stderr.write(f"{args.output} is out of date; run python -m protocol.openapi\n")
-            return 1
-        return 0
-    args.output.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(argv, __doc__.splitlines()[0], OPENAPI_PATH, render, "protocol.openapi")
 
 
 if __name__ == "__main__":

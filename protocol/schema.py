@@ -7,9 +7,7 @@ same check).
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from pydantic import TypeAdapter
 from . import shapes
 from .actions import Action, ClientAction
 from .codes import ErrorCode, HttpErrorCode, RejectCode
+from .generated import write_or_check
 from .http import HttpError, RoomCreatedBody, RoomSummary
 from .messages import PROTOCOL_VERSION, ClientMessage, ServerMessage
 
@@ -154,19 +153,7 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: write the schema file, or with ``--check`` compare it. Returns exit code."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the file is out of date")
-    parser.add_argument("--output", type=Path, default=SCHEMA_PATH)
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
-            sys.stderr.write(f"{args.output} is out of date; run python -m protocol.schema\n")
-            return 1
-        return 0
-    args.output.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(argv, __doc__.splitlines()[0], SCHEMA_PATH, render, "protocol.schema")
 
 
 if __name__ == "__main__":
