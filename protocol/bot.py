@@ -161,7 +161,8 @@ async def _act(client: Client, action: dict[str, Any], action_id: str,
         answer = await client.act(action, action_id, timeout=idle_timeout)
         if answer["type"] == "ack" or answer["code"] not in RETRY_CODES:
             return answer
-        await asyncio.sleep(backoff(attempt, 0.1, 2.0))
+        # A busy server names how long it let the action wait (retry_after): no sooner.
+        await asyncio.sleep(max(backoff(attempt, 0.1, 2.0), answer.get("retry_after") or 0.0))
     return answer
 
 

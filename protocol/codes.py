@@ -73,7 +73,12 @@ SERVER_MEANINGS: dict[str, str] = {
         "HTTP, any POST /api/rooms body that is not valid"
     ),
     "not_started": "seats are still free; the game has not started",
-    "busy": "the room kept changing under a write for 20 attempts; nothing changed, retry",
+    "busy": (
+        "nothing changed, retry (same action_id): the room kept changing under a write for "
+        "20 attempts, or (reject with retry_after) the server has more actions in hand "
+        "than it may work on and wait for (max_inflight_actions, max_waiting_actions, "
+        "action_queue_seconds)"
+    ),
     "store_unavailable": "the room store could not be reached; nothing changed, retry",
     "outcome_unknown": (
         "the store failed in the middle of a commit: the action may or may not have been "

@@ -441,8 +441,9 @@ class Reject(_Model):
     message: str
     retry_after: float | None = Field(
         default=None, ge=0,
-        description="with `rate_limited`: seconds to wait before sending the act again "
-        "(same `action_id`)",
+        description="with `rate_limited`, and with `busy` when the server is behind "
+        "(admission control): seconds to wait before sending the act again (same "
+        "`action_id`)",
     )
 
 

@@ -60,6 +60,7 @@ from .gcpolicy import GcPolicy
 from .limits import AddressLimits, client_address, http_protocol, retry_after_header
 from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
+from .overload import ActionGate
 from .presence import Presence
 from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
@@ -95,6 +96,7 @@ class Services:
     origins: OriginPolicy
     metrics: Metrics | None = None
     limits: AddressLimits | None = None
+    actions: ActionGate | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         settings.max_connections_per_address, settings.rooms_per_minute,
         settings.failed_joins_per_minute, settings.connections_per_minute,
     )
+    services.actions = ActionGate(settings.max_inflight_actions,
+                                  settings.action_queue_seconds, settings.max_waiting_actions)
     app.state.services = services
     if gc_policy is not None:
         gc_policy.start()
@@ -287,6 +291,7 @@ async def _serve(
         services.metrics,
         address,
         services.limits,
+        services.actions,
     )
     services.metrics.connections += 1
     try:

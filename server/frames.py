@@ -119,7 +119,8 @@ def reject(
     action_id: str, code: str, message: str, retry_after: float | None = None
 ) -> dict[str, Any]:
     """``reject``: an action was not applied (or, for ``outcome_unknown``, may not be);
-    ``retry_after`` (seconds) with ``rate_limited``."""
+    ``retry_after`` (seconds) with ``rate_limited`` and with a ``busy`` from the overload
+    gate."""
     frame: dict[str, Any] = {
         "type": "reject", "action_id": action_id, "code": code, "message": message}
     if retry_after is not None:

@@ -13,6 +13,8 @@ Metrics (all prefixed ``cribbage_``): ``connections`` and ``rooms_followed`` (ga
 ``deadlines_retried_total`` and ``deadline_lateness_seconds{stat}`` (mean and max of the
 last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_total``;
 ``limited_total{code}`` (refusals and closes by the limits of docs/protocol.md "Limits");
+``actions_in_flight``, ``actions_waiting``, ``actions_queued_total`` and
+``overload_refused_total`` (admission control, ``server.overload``);
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
 is a 0.25 s timer); ``gc_collected_objects_total{generation}``. docs/performance.md
 ("Metrics") lists them with their meanings.
@@ -177,5 +179,18 @@ class _Collector(Collector):
             for code, n in sorted(s.limits.refused.items()):
                 limited.add_metric([code], n)
         yield limited
+        gate = s.actions
+        yield GaugeMetricFamily("cribbage_actions_in_flight", "Client actions being worked "
+                                "on (admission control)",
+                                value=gate.inflight if gate is not None else 0)
+        yield GaugeMetricFamily("cribbage_actions_waiting", "Client actions waiting for "
+                                "their turn (admission control)",
+                                value=gate.waiting if gate is not None else 0)
+        yield CounterMetricFamily("cribbage_actions_queued", "Client actions that had to "
+                                  "wait for their turn", value=gate.queued_total
+                                  if gate is not None else 0)
+        yield CounterMetricFamily("cribbage_overload_refused", "Client actions refused busy "
+                                  "after waiting action_queue_seconds for their turn",
+                                  value=gate.refused if gate is not None else 0)
         yield CounterMetricFamily("cribbage_presence_reaped", "Dead server processes whose "
                                   "presence this one removed", value=s.presence.reaped)

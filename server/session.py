@@ -36,6 +36,7 @@ from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
 from .limits import AddressLimits, FrameBucket
 from .metrics import Metrics
+from .overload import ActionGate
 from .rooms import RoomError, RoomService
 from .settings import Settings
 from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
@@ -90,8 +91,10 @@ class Session:
         metrics: Metrics | None = None,
         address: str = "unknown",
         limits: AddressLimits | None = None,
+        actions: ActionGate | None = None,
     ) -> None:
         self.ws = websocket
+        self.actions = actions if actions is not None and actions.enabled else None
         self.address = address
         self.limits = limits
         self.bucket = (
@@ -549,12 +552,27 @@ class Session:
         action_id = message.action_id
         if self.local is None or self.seat is None or self.seat_token is None:
             return frames.reject(action_id, "not_seated", "join a room in a seat first")
-        local, seat = self.local, self.seat
+        gate = self.actions
+        if gate is not None and not await gate.enter():
+            return frames.reject(
+                action_id, "busy", "the server is behind; nothing was applied; send the "
+                "same action again after retry_after seconds", gate.max_wait,
+            )
+        try:
+            return await self._run_act(message)
+        finally:
+            if gate is not None:
+                gate.leave()
+
+    async def _run_act(self, message: m.Act) -> dict[str, Any]:
+        """Apply an admitted ``act`` (see :meth:`_apply_act`)."""
+        action_id = message.action_id
+        local, seat, token = self.local, self.seat, self.seat_token
+        if local is None or seat is None or token is None:  # left while it waited its turn
+            return frames.reject(action_id, "not_seated", "join a room in a seat first")
         action = message.action.model_dump(exclude_none=True)
         try:
-            result = await self.service.act(
-                local.room_id, seat, self.seat_token, action_id, action
-            )
+            result = await self.service.act(local.room_id, seat, token, action_id, action)
         except (engine.RulesError, RoomError) as exc:
             return frames.reject(action_id, exc.code, exc.message)
         except OutcomeUnknown:

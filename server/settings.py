@@ -124,6 +124,18 @@ class Settings(BaseSettings):
         1000, ge=1, description="frames queued for one slow connection before it is dropped"
     )
     # -- limits (docs/protocol.md "Limits"); a 0 turns the limit off where it says so ---------
+    max_inflight_actions: int = Field(
+        64, ge=0, description="admission control: client actions this process works on at "
+        "once; more wait their turn (0: no limit; server/overload.py)"
+    )
+    max_waiting_actions: int = Field(
+        256, ge=0, description="admission control: client actions that may wait for their "
+        "turn at once; one more is refused at once (reject busy, with retry_after)"
+    )
+    action_queue_seconds: float = Field(
+        0.5, gt=0, description="admission control: how long a client action may wait for "
+        "its turn before it is refused (reject busy, with retry_after); nothing is applied"
+    )
     frame_rate: float = Field(
         20.0, ge=0, description="client frames per second a connection may send on average "
         "(token bucket refill rate; 0: no limit). Excess frames are refused (rate_limited)"

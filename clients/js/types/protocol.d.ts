@@ -1101,7 +1101,7 @@ export interface Reject {
     string;
   message: string;
   /**
-   * with `rate_limited`: seconds to wait before sending the act again (same `action_id`)
+   * with `rate_limited`, and with `busy` when the server is behind (admission control): seconds to wait before sending the act again (same `action_id`)
    */
   retry_after?: number | null;
 }

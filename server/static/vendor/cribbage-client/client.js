@@ -895,7 +895,9 @@ export class CribbageClient {
     }
     const policy = this._opts.actRetry;
     if (policy.codes.includes(frame.code) && entry.retries < policy.maxRetries) {
-      const delayMs = backoffDelay(entry.retries, policy, this._random);
+      // A busy server names how long it let the action wait (`retry_after`): no sooner.
+      const delayMs = Math.max(backoffDelay(entry.retries, policy, this._random),
+        Math.round((frame.retry_after ?? 0) * 1000));
       entry.retries += 1;
       this._events.emit("act_retry", { actionId: entry.actionId, code: frame.code, retry: entry.retries, delayMs });
       clearTimeout(entry.timer);
