@@ -162,19 +162,25 @@ class Client:
         await self.ws.send(frame)
 
     async def request(
-        self, message: BaseModel | dict[str, Any], until: Predicate, timeout: float = 5.0
+        self, message: BaseModel | dict[str, Any], until: Predicate, timeout: float = 5.0,
+        retry: bool = True,
     ) -> dict[str, Any]:
         """Send a message and return the first later frame matching ``until``.
 
-        A message the server refuses as over the connection's rate (``error
-        rate_limited``) is sent again after its ``retry_after`` seconds, within ``timeout``.
+        With ``retry``, a message the server refuses for now — over the connection's rate
+        (``rate_limited``), or an act refused ``busy`` with a ``retry_after`` by the
+        server's admission control — is sent again after its ``retry_after`` seconds,
+        within ``timeout``.
 
         Raises:
             ClientError: the matching frame is an ``error``.
             TimeoutError: nothing matched within ``timeout`` seconds.
         """
         def limited(f: dict[str, Any]) -> bool:
-            return f["type"] in ("error", "reject") and f.get("code") == "rate_limited"
+            return retry and f["type"] in ("error", "reject") and (
+                f.get("code") == "rate_limited"
+                or (f.get("code") == "busy" and f.get("retry_after") is not None)
+            )
 
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
@@ -223,15 +229,17 @@ class Client:
         )
 
     async def act(
-        self, action: dict[str, Any], action_id: str | None = None, timeout: float = 5.0
+        self, action: dict[str, Any], action_id: str | None = None, timeout: float = 5.0,
+        retry: bool = True,
     ) -> dict[str, Any]:
         """Submit an action; returns its ``ack`` or ``reject`` frame (by the time an ``ack``
-        returns, this client's view is at the acked version)."""
+        returns, this client's view is at the acked version). ``retry``: see
+        :meth:`request` (refusals for now are sent again with the same ``action_id``)."""
         action_id = action_id or self.new_action_id()
         return await self.request(
             {"type": "act", "action_id": action_id, "action": action},
             lambda f: f["type"] in ("ack", "reject") and f.get("action_id") == action_id,
-            timeout,
+            timeout, retry,
         )
 
     async def ping(self, nonce: str | int | None = None, timeout: float = 5.0) -> dict[str, Any]:

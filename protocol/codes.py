@@ -42,7 +42,8 @@ CODEC_MEANINGS: dict[str, str] = {
     "bad_name": (
         "hello with a name that is not a display name: blank, more than 32 characters, "
         "no visible character (only spaces or invisible fillers such as U+3164), or a "
-        "control or format character (a lone zero-width joiner included)"
+        "control or format character (a lone zero-width joiner included), or a line or "
+        "paragraph separator (U+2028, U+2029)"
     ),
 }
 """Codes of :class:`protocol.codec.ProtocolError`."""

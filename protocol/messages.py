@@ -103,14 +103,18 @@ def _joinable(ch: str) -> bool:
 def _check_name(name: str) -> str:
     """A display name: trimmed; at least one visible character (:func:`_visible`); no
     control, format, private-use, unassigned or surrogate characters (NUL, the
-    right-to-left override, a lone zero-width joiner …). The zero-width joiner is allowed
+    right-to-left override, a lone zero-width joiner …) and no line or paragraph separator
+    (U+2028, U+2029: a name is shown on one line). The zero-width joiner is allowed
     only between two visible characters or marks (emoji sequences such as 👩‍💻 and ❤️‍🔥),
     and tag characters only in a subdivision flag."""
     name = name.strip()
     if not name:
         raise ValueError("a name cannot be blank")
     for i, ch in enumerate(name):
-        if unicodedata.category(ch)[0] != "C":
+        category = unicodedata.category(ch)
+        if category in ("Zl", "Zp"):
+            raise ValueError(f"a name cannot hold the line break U+{ord(ch):04X}")
+        if category[0] != "C":
             continue
         if (
             ch == ZWJ and 0 < i < len(name) - 1

@@ -190,8 +190,10 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         settings.max_connections_per_address, settings.rooms_per_minute,
         settings.failed_joins_per_minute, settings.connections_per_minute,
     )
-    services.actions = ActionGate(settings.max_inflight_actions,
-                                  settings.action_queue_seconds, settings.max_waiting_actions)
+    services.actions = ActionGate(
+        settings.max_inflight_actions, settings.action_queue_seconds,
+        settings.max_waiting_actions, settings.overload_lag_seconds,
+    )
     app.state.services = services
     if gc_policy is not None:
         gc_policy.start()
@@ -199,11 +201,13 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     sweeper.start()
     services.upkeep.start()
     services.metrics.start()
+    services.actions.start()
     try:
         yield {"services": services}
     finally:
         if gc_policy is not None:
             await gc_policy.stop()
+        await services.actions.stop()
         await services.metrics.stop()
         await services.upkeep.stop()
         await sweeper.stop()

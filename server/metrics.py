@@ -14,7 +14,7 @@ Metrics (all prefixed ``cribbage_``): ``connections`` and ``rooms_followed`` (ga
 last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_total``;
 ``limited_total{code}`` (refusals and closes by the limits of docs/protocol.md "Limits");
 ``actions_in_flight``, ``actions_waiting``, ``actions_queued_total`` and
-``overload_refused_total`` (admission control, ``server.overload``);
+``overload_refused_total{reason}`` (admission control, ``server.overload``);
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
 is a 0.25 s timer); ``gc_collected_objects_total{generation}``. docs/performance.md
 ("Metrics") lists them with their meanings.
@@ -189,8 +189,11 @@ class _Collector(Collector):
         yield CounterMetricFamily("cribbage_actions_queued", "Client actions that had to "
                                   "wait for their turn", value=gate.queued_total
                                   if gate is not None else 0)
-        yield CounterMetricFamily("cribbage_overload_refused", "Client actions refused busy "
-                                  "after waiting action_queue_seconds for their turn",
-                                  value=gate.refused if gate is not None else 0)
+        refused = CounterMetricFamily("cribbage_overload_refused", "Client actions refused "
+                                      "busy by admission control, by reason (waited, "
+                                      "queue_full, loop_late)", labels=["reason"])
+        for reason in ("waited", "queue_full", "loop_late"):
+            refused.add_metric([reason], gate.refused[reason] if gate is not None else 0)
+        yield refused
         yield CounterMetricFamily("cribbage_presence_reaped", "Dead server processes whose "
                                   "presence this one removed", value=s.presence.reaped)

@@ -134,7 +134,13 @@ class Settings(BaseSettings):
     )
     action_queue_seconds: float = Field(
         0.5, gt=0, description="admission control: how long a client action may wait for "
-        "its turn before it is refused (reject busy, with retry_after); nothing is applied"
+        "its turn before it is refused (reject busy, with retry_after); nothing is applied. "
+        "Also how long a late event loop keeps new actions refused"
+    )
+    overload_lag_seconds: float = Field(
+        0.25, ge=0, description="admission control: when a 50 ms probe timer wakes later "
+        "than this, new client actions are refused for action_queue_seconds (0: the event "
+        "loop is not watched)"
     )
     frame_rate: float = Field(
         20.0, ge=0, description="client frames per second a connection may send on average "

@@ -189,7 +189,7 @@ def test_a_cross_site_text_plain_post_is_refused(make_server):
 
 INVISIBLE_NAMES = ["\u3164", "\u2800\u2800", "\u115f\u1160", "\uffa0", "\u200d", " \u200d ",
                    "\u3000", "\u200b", "a\u200b", "a\u0000b", "\u202eevil", "\u00a0\u3164",
-                   "\u0301"]
+                   "\u0301", "Ann\u2028Bob", "Ann\u2029Bob"]
 
 
 @pytest.mark.parametrize("name", INVISIBLE_NAMES)

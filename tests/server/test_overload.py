@@ -1,8 +1,9 @@
 """Admission control (server/overload.py, docs/protocol.md "Limits"): at most
 ``max_inflight_actions`` client actions run at once, ``max_waiting_actions`` wait their turn
-for up to ``action_queue_seconds``, and the rest are refused ``busy`` with ``retry_after``,
-changing nothing; sent again, they are applied once. The server's own work (the turn clock)
-never waits at the gate."""
+for up to ``action_queue_seconds``, none is admitted while the event loop runs later than
+``overload_lag_seconds``, and the rest are refused ``busy`` with ``retry_after``, changing
+nothing; sent again, they are applied once. The server's own work (the turn clock) never
+waits at the gate."""
 
 from __future__ import annotations
 
@@ -33,14 +34,15 @@ async def test_gate_turns_queue_and_refusals():
     await asyncio.sleep(0.01)
     assert gate.waiting == 2
     assert not await gate.enter()  # the queue is full: refused without waiting
-    assert gate.refused == 1
+    assert gate.refused == {"queue_full": 1}
     gate.leave()  # the longest-waiting action gets the turn
     assert await first and order == ["first:True"]
     assert gate.inflight == 2 and gate.waiting == 1
     started = time.monotonic()
     assert not await second  # nobody leaves: refused after max_wait
     assert 0.15 <= time.monotonic() - started <= 0.5
-    assert gate.refused == 2 and gate.waiting == 0 and gate.queued_total == 2
+    assert gate.refused == {"queue_full": 1, "waited": 1}
+    assert gate.waiting == 0 and gate.queued_total == 2
     # A waiter cancelled in the queue gives nothing back and leaves the counts right.
     cancelled = asyncio.create_task(gate.enter())
     await asyncio.sleep(0.01)
@@ -54,6 +56,21 @@ async def test_gate_turns_queue_and_refusals():
     assert await gate.enter() and gate.inflight == 1  # the fast path again
     off = ActionGate(max_inflight=0, max_wait=1.0)
     assert not off.enabled
+
+
+async def test_gate_shuts_while_the_loop_is_late():
+    gate = ActionGate(max_inflight=0, max_wait=0.3, max_lag=0.25)
+    assert gate.enabled
+    now = time.monotonic()
+    gate.observe(0.2, now)  # late, but within the bound
+    assert await gate.enter()
+    gate.leave()
+    gate.observe(0.4, time.monotonic())
+    assert not await gate.enter() and gate.refused == {"loop_late": 1}
+    await asyncio.sleep(0.35)  # max_wait after the late probe
+    assert await gate.enter()
+    gate.leave()
+    assert gate.inflight == 0
 
 
 async def test_actions_past_the_bound_are_refused_busy_and_change_nothing(make_server,
@@ -76,7 +93,7 @@ async def test_actions_past_the_bound_are_refused_busy_and_change_nothing(make_s
 
         async def timed(c: Client, action_id: str) -> tuple[dict[str, object], float]:
             t = time.monotonic()
-            answer = await c.act(discard(c), action_id=action_id)
+            answer = await c.act(discard(c), action_id=action_id, retry=False)
             return answer, time.monotonic() - t
 
         own_redis.freeze()
@@ -98,13 +115,49 @@ async def test_actions_past_the_bound_are_refused_busy_and_change_nothing(make_s
             assert ack["type"] == "ack" and not ack["duplicate"], ack
         assert httpx.get(f"{server.http}/api/rooms/{room}").json()["version"] == before + 2
         metrics = httpx.get(f"{server.http}/metrics").text
-        assert "cribbage_overload_refused_total 2.0" in metrics
+        assert 'cribbage_overload_refused_total{reason="waited"} 1.0' in metrics
+        assert 'cribbage_overload_refused_total{reason="queue_full"} 1.0' in metrics
         assert "cribbage_actions_queued_total 1.0" in metrics
         assert 'cribbage_action_rejects_total{code="busy"} 2.0' in metrics
         assert "cribbage_actions_in_flight 0.0" in metrics
     finally:
         for c in (ann, bob, cid, dee):
             await c.close()
+
+
+def _block_loop(server, seconds: float) -> None:
+    """Keep the server's event loop busy for ``seconds`` (as a backlog of work would)."""
+    assert server.loop is not None
+    server.loop.call_soon_threadsafe(time.sleep, seconds)
+
+
+async def test_a_late_event_loop_refuses_acts_busy(make_server):
+    """In memory (no action is ever in flight for long): the server's event loop is kept
+    busy for 0.5 s; the next act is refused busy, and applied once when sent again."""
+    server = make_server(redis=False, overload_lag_seconds=0.2, action_queue_seconds=1.5)
+    room, (ann, bob), _ = await seat_players(server.ws, {"players": 2, "target": 61})
+    try:
+        await ann.wait_until(lambda c: c.view is not None and c.view["phase"] == "discard", 5)
+        before = httpx.get(f"{server.http}/api/rooms/{room}").json()["version"]
+        discard = {"type": "discard", "cards": ann.view["hand"][:2]}
+        _block_loop(server, 0.5)
+        await asyncio.sleep(0.7)  # the block is over and the late probe has woken
+        refused = await ann.act(discard, action_id="late-1", retry=False)
+        assert refused["type"] == "reject" and refused["code"] == "busy", refused
+        assert refused["retry_after"] == 1.5
+        assert (await ann.ping("alive"))["nonce"] == "alive"  # only acts are refused
+        assert httpx.get(f"{server.http}/api/rooms/{room}").json()["version"] == before
+        # The Python client sends a busy act again after its retry_after by itself.
+        started = time.monotonic()
+        ack = await ann.act(discard, action_id="late-1")
+        assert ack["type"] == "ack" and not ack["duplicate"], ack
+        assert time.monotonic() - started >= 1.0  # it was refused again, then waited
+        assert httpx.get(f"{server.http}/api/rooms/{room}").json()["version"] == before + 1
+        metrics = httpx.get(f"{server.http}/metrics").text
+        assert 'cribbage_overload_refused_total{reason="loop_late"} 2.0' in metrics
+    finally:
+        await ann.close()
+        await bob.close()
 
 
 async def test_the_turn_clock_does_not_wait_at_the_gate(make_server):
@@ -128,7 +181,8 @@ async def test_the_turn_clock_does_not_wait_at_the_gate(make_server):
         assert await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
             gate.enter(), server.loop))  # the only turn, held from here on
         try:
-            refused = await ann.act({"type": "discard", "cards": ann.view["hand"][:2]})
+            refused = await ann.act({"type": "discard", "cards": ann.view["hand"][:2]},
+                                   retry=False)
             assert refused["type"] == "reject" and refused["code"] == "busy", refused
             await ann.wait_until(
                 lambda c: {e["seat"] for e in events_of(c, "timed_out")} == {0, 1}, 5

@@ -169,7 +169,9 @@ test("retryable rejects are retried with the same id up to the limit, then hande
   const hooks = { fake: null, loseAck: null };
   hooks.outgoing = (frame) => {
     if (frame.type === "act" && hooks.fake) {
-      return { reply: { type: "reject", action_id: frame.action_id, code: hooks.fake, message: "simulated outage" } };
+      const reply = { type: "reject", action_id: frame.action_id, code: hooks.fake, message: "simulated outage" };
+      if (hooks.retryAfter) reply.retry_after = hooks.retryAfter;
+      return { reply };
     }
     return "pass";
   };
@@ -203,6 +205,18 @@ test("retryable rejects are retried with the same id up to the limit, then hande
     assert.equal(second.duplicate, false);
     assert.equal(second.version, 3);
 
+    // busy with retry_after (the server's admission control): sent again no sooner than
+    // retry_after, although the backoff alone would wait at most 50 ms.
+    hooks.fake = "busy";
+    hooks.retryAfter = 0.2;
+    // (The wrapper answers the act before the server sees it: its content does not matter.)
+    const busy = await host.act(action, { actionId: "retry-test-busy" });
+    assert.equal(busy.code, "busy");
+    assert.deepEqual(log.retries.slice(2).map((r) => [r.code, r.delayMs >= 200]), [["busy", true], ["busy", true]]);
+    hooks.fake = null;
+    hooks.retryAfter = null;
+    assert.equal(host.version, 3, "nothing was applied");
+
     // outcome_unknown for an act that was in fact applied: the retry learns it.
     await guest.act(chooseAction(guest.view, random));
     await waitFor(host, (c) => c.version === 4, "the guest's discard");
@@ -213,7 +227,7 @@ test("retryable rejects are retried with the same id up to the limit, then hande
       assert.equal(answer.type, "ack");
       assert.equal(answer.duplicate, true, "the re-sent id was answered from the first application");
       assert.equal(answer.version, 5);
-      assert.deepEqual(log.retries.slice(2).map((r) => r.code), ["outcome_unknown"]);
+      assert.deepEqual(log.retries.slice(4).map((r) => r.code), ["outcome_unknown"]);
     } else {
       // The guest leads; play one card so that the host is next.
       await guest.act(chooseAction(guest.view, random));
