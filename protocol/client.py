@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import random
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -193,7 +194,11 @@ class Client:
             remaining = deadline - asyncio.get_running_loop().time()
             frame = await asyncio.wait_for(fut, max(remaining, 0.001))
             if limited(frame):
-                await asyncio.sleep(float(frame.get("retry_after") or 0.05))
+                wait = float(frame.get("retry_after") or 0.05)
+                if frame.get("code") == "busy":
+                    # Many clients refused together must not all come back together.
+                    wait *= 1.0 + random.random() / 2
+                await asyncio.sleep(wait)
                 continue
             if frame["type"] == "error":
                 raise ClientError(frame["code"], frame["message"])

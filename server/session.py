@@ -559,13 +559,28 @@ class Session:
                 "same action again after retry_after seconds", gate.max_wait,
             )
         try:
-            return await self._run_act(message)
+            outcome = await self._commit_act(message)
         finally:
+            # The turn ends with the commit: waiting for the update to be delivered below
+            # is no work of the store's, and must not hold a place in the gate.
             if gate is not None:
                 gate.leave()
+        if isinstance(outcome, dict):
+            return outcome  # a reject
+        local, result = outcome
+        if result.record is not None and self.local is local:
+            # Send our own update at once when nothing is missing before it, instead of
+            # waiting for it to come back through the room's channel.
+            if result.version not in local.versions and self.last_version == result.version - 1:
+                self.on_version(
+                    local, local.ingest(result.record, result.events, False, result.state)
+                )
+        await self._wait_for(result.version)
+        return frames.ack(action_id, result.version, result.duplicate)
 
-    async def _run_act(self, message: m.Act) -> dict[str, Any]:
-        """Apply an admitted ``act`` (see :meth:`_apply_act`)."""
+    async def _commit_act(self, message: m.Act) -> dict[str, Any] | tuple[LocalRoom, Any]:
+        """Apply an admitted ``act``: ``(the local room, the service's result)``, or the
+        ``reject`` to answer (see :meth:`_apply_act`)."""
         action_id = message.action_id
         local, seat, token = self.local, self.seat, self.seat_token
         if local is None or seat is None or token is None:  # left while it waited its turn
@@ -586,15 +601,7 @@ class Session:
                 action_id, "store_unavailable",
                 "the room store cannot be reached; the action was not applied",
             )
-        if result.record is not None and self.local is local:
-            # Send our own update at once when nothing is missing before it, instead of
-            # waiting for it to come back through the room's channel.
-            if result.version not in local.versions and self.last_version == result.version - 1:
-                self.on_version(
-                    local, local.ingest(result.record, result.events, False, result.state)
-                )
-        await self._wait_for(result.version)
-        return frames.ack(action_id, result.version, result.duplicate)
+        return local, result
 
     async def _wait_for(self, version: int) -> None:
         deadline = time.monotonic() + DELIVERY_WAIT_SECONDS

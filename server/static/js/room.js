@@ -11,7 +11,7 @@
 //
 // The page re-renders whole on every change (the DOM is small) and keeps keyboard focus
 // across renders (dom.js).
-import { CribbageClient } from "../vendor/cribbage-client/index.js";
+import { CribbageClient, RETRY_CODES } from "../vendor/cribbage-client/index.js";
 import { board } from "./board.js";
 import { cardBack, cardEl, cardShort, cardsShort, sortCards } from "./cards.js";
 import {
@@ -98,6 +98,14 @@ export function roomPage(root, roomId) {
     client.on("update", (frame) => { if (state.client === client) { onUpdate(frame, client); render(); } });
     client.on("presence", (frame) => { if (state.client === client) { onPresence(frame, client); render(); } });
     client.on("error", (e) => { if (state.client === client) { onClientError(e); render(); } });
+    // A move refused for now (the server is busy, or its store is away) is sent again by
+    // the client library: say so instead of leaving the player wondering.
+    client.on("act_retry", () => {
+      if (state.client === client && state.inFlight) {
+        state.message = { kind: "info", text: t("status.retrying") };
+        render();
+      }
+    });
     client.join(roomId, seat, seatToken ? { token: seatToken } : {}).catch((err) => {
       if (state.client === client) { onJoinError(err); render(); }
     });
@@ -238,7 +246,12 @@ export function roomPage(root, roomId) {
       if (answer.type === "reject") {
         state.message = TOO_LATE.has(answer.code) && action.type === "answer"
           ? { kind: "info", text: t("muggins.too_late") }
-          : { kind: "error", text: t("error.not_allowed", { why: codeText(answer.code) }) };
+          : RETRY_CODES.includes(answer.code)
+            // Not a rule broken: the server could not take the move just now.
+            ? { kind: "error", text: codeText(answer.code) }
+            : { kind: "error", text: t("error.not_allowed", { why: codeText(answer.code) }) };
+      } else {
+        state.message = null;
       }
     } catch (err) {
       state.message = { kind: "error", text: codeText(err.code) };
