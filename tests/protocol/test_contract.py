@@ -255,14 +255,16 @@ def test_random_games(options: GameOptions, seed: int, choices: int) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 400 games with rematches (each game and its rematch, every check after every action):
+# 1,000 took 273 s of the suite's 15 minutes on this machine.
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     options=st.sampled_from(ALL_OPTIONS),
     seed=st.integers(min_value=0, max_value=2**128),
     choices=st.integers(min_value=0, max_value=2**32),
 )
 def test_random_games_many(options: GameOptions, seed: int, choices: int) -> None:
-    """Thousands of random games with rematches, every check after every action (slow)."""
+    """Hundreds of random games with rematches, every check after every action (slow)."""
     play_game(options, seed, random.Random(choices), Stats(), rematch=True)
 
 
