@@ -32,9 +32,10 @@ was committed.
 Failures: a read that fails raises :class:`StoreUnavailable`; a write raises
 :class:`StoreUnavailable` only when it surely never reached Redis (no connection could be
 made or taken from the pool), and :class:`OutcomeUnknown` once its command was sent and no
-answer came (Redis may still apply it). Writes are sent on a connection taken explicitly
-from the pool, so the two cases are told apart exactly, and never retried by the client
-library (the room service decides).
+answer came (Redis may still apply it). Writes are sent on a connection leased explicitly
+(:class:`server.store.lane.WriteLane`, connections of the client's pool kept between
+writes), so the two cases are told apart exactly, and never retried by the client library
+(the room service decides).
 
 Redis Cluster: this layout is for one Redis (or a primary with replicas). The deadline index
 has no hash tag and ``claim.lua`` builds rooms' keys itself, so on a Redis Cluster the
@@ -71,6 +72,7 @@ from .base import (
     StoreUnavailable,
 )
 from .health import StoreHealth
+from .lane import WriteLane
 
 _STATUS = {0: "ok", 1: "conflict", 2: "duplicate", 3: "missing"}
 _T = TypeVar("_T")
@@ -112,6 +114,11 @@ class RedisStore(RoomStore):
         self.ttl = int(ttl_seconds)
         self.log_limit = log_limit
         self.health = StoreHealth("redis")
+        self._lane: WriteLane | None = None
+        if isinstance(redis, Redis):
+            # Half the pool at most stays with the writes; reads always have the rest.
+            pool = redis.connection_pool
+            self._lane = WriteLane(pool, keep=min(64, pool.max_connections // 2))
         self._commit = self._script("commit.lua")
         self._create = self._script("create.lua")
         self._presence = self._script("presence.lua")
@@ -166,6 +173,9 @@ class RedisStore(RoomStore):
         starting = not self.health.down
         self.health.failed(exc)
         if starting:
+            if self._lane is not None:
+                with contextlib.suppress(Exception):
+                    await self._lane.drop_idle()
             with contextlib.suppress(Exception):
                 await self.redis.connection_pool.disconnect(inuse_connections=False)
 
@@ -194,31 +204,31 @@ class RedisStore(RoomStore):
             StoreUnavailable: no connection could be had (nothing was sent).
             OutcomeUnknown: the command was sent and no answer came back.
         """
-        pool = self.redis.connection_pool
+        lane = self._lane
+        if lane is None:
+            raise RuntimeError("RedisStore needs a redis.asyncio.Redis client")
         try:
-            conn = await pool.get_connection()
+            conn = await lane.take()
         except (TimeoutError, RedisError, OSError, RuntimeError) as exc:
             await self._failed(exc)
             raise StoreUnavailable(str(exc)) from exc
         try:
             try:
-                await conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
-                result = await conn.read_response()
+                result = await lane.call(
+                    conn, "EVALSHA", script.sha, len(keys), *keys, *args)
             except NoScriptError:
                 # Not run (the script cache was flushed, e.g. Redis restarted): send it whole.
-                await conn.send_command("EVAL", script.script, len(keys), *keys, *args)
-                result = await conn.read_response()
+                result = await lane.call(conn, "EVAL", script.script, len(keys), *keys, *args)
         except (TimeoutError, RedisError, OSError, RuntimeError, asyncio.CancelledError) as exc:
-            # Drop the connection: a late answer must not be read as the next command's.
-            await conn.disconnect()
-            await pool.release(conn)
+            # Close the connection: a late answer must not be read as the next command's.
+            await lane.put(conn, close=True)
             if isinstance(exc, asyncio.CancelledError):
                 raise
             if isinstance(exc, RedisError) and not _is_connection_error(exc):
                 raise  # a script error: a bug, not an outage
             await self._failed(exc)
             raise OutcomeUnknown(str(exc)) from exc
-        await pool.release(conn)
+        await lane.put(conn)
         self.health.succeeded()
         return result
 
