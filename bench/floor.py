@@ -11,7 +11,10 @@ Two stores, chosen with ``--store`` (the two small servers of issue 9):
 * ``redis`` (the floor of the product on Redis): one cached Lua script (``EVALSHA``, redis-py
   asyncio, a ``BlockingConnectionPool`` like the product's) does the compare-and-set of the
   room's version, ``HSET``s the frame as the room's data, ``XADD``s it to the room's log
-  stream and ``PUBLISH``es the update on the room's channel. The process holds one redis-py
+  stream and ``PUBLISH``es the update on the room's channel. With ``--lane`` the script is
+  sent on the product's write lane (``server/store/lane.py``: connections kept between
+  writes, the command packed in C) instead of through ``AsyncScript`` — the
+  ``floor-lane`` variant of ``bench/latency.py``. The process holds one redis-py
   pub/sub connection subscribed to the channel of every room it has connections in; the
   update is sent to the room's 2 connections when the message comes back through that
   subscription, never straight after the script.
@@ -161,8 +164,10 @@ class MemoryHub:
 class RedisHub:
     """Rooms in Redis; one pub/sub connection and one reader task for the process."""
 
-    def __init__(self, url: str, prefix: str) -> None:
+    def __init__(self, url: str, prefix: str, lane: bool = False) -> None:
         from redis.asyncio import BlockingConnectionPool, Redis
+
+        from server.store.lane import WriteLane
 
         self.prefix = prefix
         self.redis = Redis.from_pool(
@@ -172,6 +177,7 @@ class RedisHub:
         )
         self.commit = self.redis.register_script(COMMIT_LUA)
         self.init = self.redis.register_script(INIT_LUA)
+        self.lane = WriteLane(self.redis.connection_pool) if lane else None
         self.pubsub = self.redis.pubsub()
         self.rooms: dict[str, Room] = {}
         self.by_channel: dict[str, Room] = {}
@@ -179,6 +185,7 @@ class RedisHub:
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        await self.redis.script_load(COMMIT_LUA)  # the lane sends EVALSHA only
         # A channel of this process only, so the connection exists before any room does.
         await self.pubsub.subscribe(f"{self.prefix}floor:proc:{id(self)}")
         self.task = asyncio.create_task(self._reader())
@@ -235,18 +242,28 @@ class RedisHub:
 
     async def act(self, room: Room, seat: int, text: str) -> None:
         for _ in range(MAX_ATTEMPTS):
-            status, v = await self.commit(
-                keys=room.keys, args=[room.version, text, room.channel, seat, LOG_LIMIT]
-            )
+            args = [room.version, text, room.channel, seat, LOG_LIMIT]
+            if self.lane is None:
+                status, v = await self.commit(keys=room.keys, args=args)
+            else:
+                conn = await self.lane.take()
+                try:
+                    status, v = await self.lane.call(
+                        conn, "EVALSHA", self.commit.sha, len(room.keys), *room.keys, *args)
+                except BaseException:
+                    await self.lane.put(conn, close=True)
+                    raise
+                await self.lane.put(conn)
             room.version = int(v)
             if int(status) == 0:
                 return
         log.warning("room %s: no commit after %d attempts", room.id, MAX_ATTEMPTS)
 
 
-def create_app(store: str, redis_url: str, prefix: str) -> Starlette:
-    """The floor app on the given store (``"redis"`` or ``"memory"``)."""
-    hub: Any = RedisHub(redis_url, prefix) if store == "redis" else MemoryHub()
+def create_app(store: str, redis_url: str, prefix: str, lane: bool = False) -> Starlette:
+    """The floor app on the given store (``"redis"`` or ``"memory"``); ``lane``: write on
+    the product's :class:`server.store.lane.WriteLane` instead of ``AsyncScript``."""
+    hub: Any = RedisHub(redis_url, prefix, lane) if store == "redis" else MemoryHub()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -305,11 +322,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--store", choices=("redis", "memory"), default="redis")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--key-prefix", default="bench:floor:")
+    parser.add_argument("--lane", action="store_true",
+                        help="write on the product's write lane (server/store/lane.py)")
     parser.add_argument("--log-level", default="warning")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s %(message)s")
     uvicorn.run(
-        create_app(args.store, args.redis_url, args.key_prefix),
+        create_app(args.store, args.redis_url, args.key_prefix, args.lane),
         host=args.host,
         port=args.port,
         ws_per_message_deflate=False,

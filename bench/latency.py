@@ -20,9 +20,13 @@ product ÷ floor ratios. From the repository root::
   ``PUBLISH`` per frame, the update sent to the room's 2 connections when the message comes
   back through the process's redis-py pub/sub subscription;
 * ``floor-memory``: ``bench/floor.py --store memory``: the same steps in process, through
-  an in-process queue and one dispatcher task.
+  an in-process queue and one dispatcher task;
+* ``floor-lane`` (only when named in ``--variants``): ``bench/floor.py --store redis
+  --lane``, the floor writing on the product's write lane (``server/store/lane.py``)
+  instead of redis-py's ``AsyncScript``: what the floor would cost with the same way of
+  sending the script as the product.
 
-All four run under uvicorn's default stack (uvloop, httptools, websockets-sansio) without
+All of them run under uvicorn's default stack (uvloop, httptools, websockets-sansio) without
 permessage-deflate; the run checks ``/proc/<pid>/maps`` for uvloop and httptools.
 ``CRIBBAGE_*`` variables are removed from the servers' environment, so the flags alone
 decide the store. The product's limits (docs/protocol.md "Limits") are off unless
@@ -127,8 +131,10 @@ VARIANTS = {
     "floor": ("floor", "redis"),
     "product-memory": ("product", "memory"),
     "floor-memory": ("floor", "memory"),
+    "floor-lane": ("floor", "redis"),
 }
-PAIRS = [("product", "floor"), ("product-memory", "floor-memory")]
+DEFAULT_VARIANTS = ("product", "floor", "product-memory", "floor-memory")
+PAIRS = [("product", "floor"), ("product-memory", "floor-memory"), ("product", "floor-lane")]
 RUN_T0 = time.monotonic()
 
 
@@ -256,6 +262,8 @@ class Runner:
         else:
             cmd = [str(BENCH / "floor.py"), "--port", str(port), "--store", store,
                    "--redis-url", url, "--key-prefix", prefix]
+            if variant == "floor-lane":
+                cmd.append("--lane")
             if self.args.probe:
                 probe_file = self.logdir / f"probe-{port}.json"
                 cmd = [str(BENCH / "probe.py"), "--out", str(probe_file), "--", *cmd]
@@ -937,15 +945,20 @@ def print_report(summary: list[dict], result: dict) -> None:
         print()
         print("### Ratios (product ÷ floor, medians over rounds)")
         print()
-        print("| level | p99 | CPU per action | memory: p99 | memory: CPU per action |")
-        print("|---|---:|---:|---:|---:|")
+        lane = any("product/floor-lane" in level["ratios"] for level in summary)
+        print("| level | p99 | CPU per action | memory: p99 | memory: CPU per action |"
+              + (" ÷ floor-lane: p99 | ÷ floor-lane: CPU per action |" if lane else ""))
+        print("|---|---:|---:|---:|---:|" + ("---:|---:|" if lane else ""))
         for level in summary:
             a = level["ratios"].get("product/floor", {})
             b = level["ratios"].get("product-memory/floor-memory", {})
+            c = level["ratios"].get("product/floor-lane", {})
             print(f"| {level['mode']} {level['rooms']} | {fmt(a.get('p99'), '.1f', '×')} | "
                   f"{fmt(a.get('cpu_per_action'), '.1f', '×')} | "
                   f"{fmt(b.get('p99'), '.1f', '×')} | "
-                  f"{fmt(b.get('cpu_per_action'), '.1f', '×')} |")
+                  f"{fmt(b.get('cpu_per_action'), '.1f', '×')} |"
+                  + (f" {fmt(c.get('p99'), '.1f', '×')} | "
+                     f"{fmt(c.get('cpu_per_action'), '.1f', '×')} |" if lane else ""))
     cap = result.get("capacity")
     if cap:
         print()
@@ -1044,8 +1057,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    "only after about 16 actions per room)")
     p.add_argument("--grace", type=float, default=10.0,
                    help="seconds after a window for its acts to be answered")
-    p.add_argument("--variants", default=",".join(VARIANTS),
-                   help="servers to run, in this order (default all four)")
+    p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
+                   help="servers to run, in this order (default the first four; "
+                        "floor-lane: the floor writing on the product's write lane)")
     p.add_argument("--client-procs", type=int, default=2, help="load client processes")
     p.add_argument("--connect-concurrency", type=int, default=16,
                    help="rooms set up at once per client process")

@@ -6,8 +6,10 @@ pass"). This bench measures what the client side of one such call costs this pro
 arguments the size of a commit's), on a ``BlockingConnectionPool`` configured like the
 product's (1 s socket timeouts, no retries):
 
-* ``script``: ``AsyncScript.__call__`` (``Redis.evalsha`` through the client: the pool,
-  redis-py's Python packer, its retry wrapper) — how ``bench/floor.py`` writes;
+* ``floor``: ``AsyncScript.__call__`` (``Redis.evalsha`` through the client: the pool,
+  redis-py's Python packer, its retry wrapper) on a pool without socket timeouts — exactly
+  how ``bench/floor.py`` writes;
+* ``script``: the same on the product's pool (1 s socket timeouts);
 * ``pool``: a connection taken from the pool per call, ``send_command`` + ``read_response``,
   released — how ``server/store/redis.py`` wrote before the write lane;
 * ``lane``: :class:`server.store.lane.WriteLane` — how it writes now.
@@ -45,16 +47,19 @@ return {0, v + 1, ARGV[3]}
 """
 
 
-def client(url: str) -> Redis:
-    """A client like the product's (``server.app.redis_client``)."""
+def client(url: str, floor: bool = False) -> Redis:
+    """A client like the product's (``server.app.redis_client``), or like the floor's."""
+    if floor:
+        return Redis.from_pool(BlockingConnectionPool.from_url(
+            url, decode_responses=True, max_connections=256, timeout=5.0))
     return Redis.from_pool(BlockingConnectionPool.from_url(
         url, decode_responses=True, max_connections=256, timeout=1.0,
         socket_timeout=1.0, socket_connect_timeout=1.0, retry=Retry(NoBackoff(), 0)))
 
 
 async def run(way: str, url: str, prefix: str, tasks: int, calls: int, record: str) -> float:
-    """CPU µs per call of ``way`` (``script``, ``pool`` or ``lane``)."""
-    redis = client(url)
+    """CPU µs per call of ``way`` (``floor``, ``script``, ``pool`` or ``lane``)."""
+    redis = client(url, floor=way == "floor")
     script = redis.register_script(SCRIPT)
     await script(keys=[f"{prefix}warm"], args=[0, record, "x"])
     pool = redis.connection_pool
@@ -65,7 +70,7 @@ async def run(way: str, url: str, prefix: str, tasks: int, calls: int, record: s
                 f"{prefix}{{r{i}}}:log", f"{prefix}{{r{i}}}:presence"]
         args = [1, record, "g:0:abc", '{"e":1}', '{"t":"u"', "chan", 86400, 5000, f"r{i}"]
         for _ in range(calls):
-            if way == "script":
+            if way in ("floor", "script"):
                 await script(keys=keys, args=args)
             elif way == "pool":
                 conn = await pool.get_connection()
@@ -103,7 +108,7 @@ async def main() -> None:
         pass
     prefix = f"bench:paths:{secrets.token_hex(4)}:"
     record = "x" * args.record_bytes
-    ways = ("script", "pool", "lane")
+    ways = ("floor", "script", "pool", "lane")
     results: dict[str, list[float]] = {w: [] for w in ways}
     print(f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}, {args.tasks} tasks x "
           f"{args.calls} calls, {args.repeats} rounds", flush=True)
@@ -118,8 +123,8 @@ async def main() -> None:
     if keys:
         await redis.delete(*keys)
     await redis.aclose()
-    base = statistics.median(results["script"])
-    print("\n| way | CPU per call (median) | ÷ script |\n|---|---:|---:|")
+    base = statistics.median(results["floor"])
+    print("\n| way | CPU per call (median) | ÷ floor |\n|---|---:|---:|")
     for way in ways:
         m = statistics.median(results[way])
         print(f"| {way} | {m:.0f} µs | {m / base:.2f} |")
