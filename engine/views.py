@@ -76,7 +76,7 @@ def view(
         last_show = (old["last_show"] if state.last_show is before.last_show
                      else plain_copy(state.last_show))
         result = old["result"] if state.result is before.result else plain_copy(state.result)
-    return {
+    out: View = {
         "seat": seat,
         "options": options,
         "players": n,
@@ -111,6 +111,23 @@ def view(
         "result": result,
         "legal": legal_actions(state, seat) if mine else [],
     }
+    if old is not None:
+        # Parts equal to the earlier view's are that view's very objects, so that a diff of
+        # the two skips them by identity (one comparison here instead of one there).
+        for key in _REBUILT:
+            if out[key] == old[key]:  # type: ignore[literal-required]
+                out[key] = old[key]  # type: ignore[literal-required]
+        show, old_show = out["show"], old["show"]
+        if (show["counted"] is old_show["counted"] and show["pending"] == old_show["pending"]
+                and show["hands"] == old_show["hands"]):
+            out["show"] = old_show
+    return out
+
+
+_REBUILT = ("scores", "previous_scores", "hand", "kept", "my_discards", "hand_sizes",
+            "discarded", "go", "legal")
+"""View fields built anew from the state each time (lists of one type of item each, so
+``==`` is equality as JSON sees it)."""
 
 
 def _records(entries: list, before: list, before_copy: list) -> list:

@@ -74,7 +74,9 @@ PatchOperation = Annotated[
 
 
 def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    if "~" in key or "/" in key:
+        return key.replace("~", "~0").replace("/", "~1")
+    return key
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -107,18 +109,27 @@ def _same(a: Any, b: Any) -> bool:
     return True
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
     """Append the operations turning ``old`` into ``new`` (known to differ) at ``path``."""
     if type(old) is dict and type(new) is dict:
-        for key in old:
-            if key not in new:
-                ops.append({"op": "remove", "path": f"{path}/{_escape(str(key))}"})
+        if len(old) != len(new) or old.keys() != new.keys():
+            for key in old:
+                if key not in new:
+                    ops.append({"op": "remove", "path": f"{path}/{_escape(str(key))}"})
         for key, value in new.items():
-            if key not in old:
+            before = old.get(key, _MISSING)
+            if before is value:
+                continue
+            if before is _MISSING:
                 ops.append({"op": "add", "path": f"{path}/{_escape(str(key))}", "value": value})
                 continue
-            before = old[key]
-            if before is value or _same(before, value):
+            kind = type(value)
+            if kind is type(before) and kind in _SCALARS and before == value:
+                continue  # an equal scalar of the same type: the same as JSON
+            if _same(before, value):
                 continue
             _diff(before, value, f"{path}/{_escape(str(key))}", ops)
         return
@@ -129,6 +140,9 @@ def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
                 ops.append({"op": "add", "path": f"{path}/-", "value": value})
             return
     ops.append({"op": "replace", "path": path, "value": new})
+
+
+_MISSING: Any = object()
 
 
 def diff(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[dict[str, Any]]:

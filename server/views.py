@@ -104,9 +104,16 @@ class VersionData:
                     before = prev._engine_views.get(seat)
                     if before is not None:
                         since = (prev._state, before)
-                base = engine.view(state, seat, since)
+                base: dict[str, Any] = engine.view(state, seat, since)  # type: ignore[assignment]
+                clock = turn_clock(self.record)
+                if since is not None and clock == since[1].get("turn_clock"):
+                    clock = since[1]["turn_clock"]  # the same object: a diff skips it
+                # engine.view's top-level dict is new on every call: the wire view is that
+                # dict with ``turn_clock`` added (engine.view ignores the extra key when the
+                # next version's view is built from it).
+                base["turn_clock"] = clock
                 self._engine_views[seat] = base
-                self._views[seat] = {**base, "turn_clock": turn_clock(self.record)}
+                self._views[seat] = base
         return self._views[seat]
 
     def retire(self) -> None:
