@@ -82,11 +82,16 @@ def resolve(requested: dict[str, Any] | None, settings: Settings) -> dict[str, A
     return out
 
 
-def of_room(stored: dict[str, Any] | None, settings: Settings) -> dict[str, Any]:
+def of_room(stored: dict[str, Any] | None, settings: Settings,
+            defaults: dict[str, Any] | None = None) -> dict[str, Any]:
     """A stored room's effective settings (rooms stored before settings existed, or with
-    some missing, get the defaults). Never raises."""
-    base = resolve(None, settings)
-    for key in base:
-        if stored and key in stored:
-            base[key] = stored[key]
+    some missing, get the defaults). Never raises.
+
+    ``defaults``: ``resolve(None, settings)`` when the caller keeps it (it is copied, never
+    changed)."""
+    base = dict(defaults) if defaults is not None else resolve(None, settings)
+    if stored:
+        for key in base:
+            if key in stored:
+                base[key] = stored[key]
     return base

@@ -402,6 +402,8 @@ class RoomService:
         self.store = store
         self.tokens = tokens or TokenIssuer(secrets.token_bytes(32))
         self.settings = settings
+        self._room_defaults: dict[str, Any] | None = None
+        """``room_settings.resolve(None, settings)``, made on first use."""
         self.game_factory = game_factory or (lambda opts, seed: engine.new_game(opts, seed))
         self.seed_factory = seed_factory or new_seed
         self.clock = clock
@@ -622,7 +624,10 @@ class RoomService:
 
     def room_settings(self, record: RoomRecord) -> dict[str, Any]:
         """The room's effective settings (``server.room_settings``)."""
-        return room_settings.of_room(record.settings, self.settings)
+        defaults = self._room_defaults
+        if defaults is None:
+            defaults = self._room_defaults = room_settings.resolve(None, self.settings)
+        return room_settings.of_room(record.settings, self.settings, defaults)
 
     # -- rooms -----------------------------------------------------------------------------
     async def create_room(
