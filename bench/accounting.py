@@ -1071,7 +1071,7 @@ def tree() -> dict[str, Any]:
     def git(*args: str) -> str:
         try:
             return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                                  timeout=10).stdout.strip()
+                                  timeout=10).stdout.rstrip("\n")
         except (OSError, subprocess.SubprocessError):
             return ""
 

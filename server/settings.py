@@ -47,7 +47,8 @@ class Settings(BaseSettings):
         "Redis and shared by every process (in memory: one per process)",
     )
     redis_max_connections: int = Field(
-        256, ge=2, description="size of the Redis connection pool of this process"
+        256, ge=2, description="size of the Redis connection pool of this process (the "
+        "write lane keeps up to half of it, at most 64, between writes)"
     )
     redis_pool_timeout: float = Field(
         1.0, gt=0, description="seconds a command waits for a free pooled connection"
