@@ -1,10 +1,11 @@
-"""CPU per scripted write on three ways of sending it with redis-py's asyncio client.
+"""CPU per scripted write on four ways of sending it with redis-py's asyncio client.
 
 The product sends every room change as one ``EVALSHA`` (docs/performance.md, "Third
-pass"). This bench measures what the client side of one such call costs this process, with
-``--tasks`` coroutines each sending ``--calls`` calls of a small Lua script (keys and
-arguments the size of a commit's), on a ``BlockingConnectionPool`` configured like the
-product's (1 s socket timeouts, no retries):
+pass: the write lane, views that share, and the accounting"). This bench measures what the
+client side of one such call costs this process, with ``--tasks`` coroutines each sending
+``--calls`` calls of a small Lua script (keys and arguments the size of a commit's), on a
+``BlockingConnectionPool`` configured like the product's (1 s socket timeouts, no retries)
+unless said otherwise:
 
 * ``floor``: ``AsyncScript.__call__`` (``Redis.evalsha`` through the client: the pool,
   redis-py's Python packer, its retry wrapper) on a pool without socket timeouts — exactly
@@ -15,7 +16,7 @@ product's (1 s socket timeouts, no retries):
 * ``lane``: :class:`server.store.lane.WriteLane` — how it writes now.
 
 It prints process CPU time (user + system, this process only: Redis runs elsewhere) per
-call, the median of ``--repeats`` runs interleaved over the three ways::
+call, the median of ``--repeats`` runs interleaved over the four ways::
 
     python bench/redis_paths.py --redis-url redis://127.0.0.1:6379/0
 """

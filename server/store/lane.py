@@ -6,8 +6,9 @@ explicitly from the pool so that "never sent" and "sent, answer lost" can be tol
 ``BlockingConnectionPool`` costs more than the command itself on this path: a condition, a
 lock, a timeout context, a readiness probe of the socket and observability hooks on each
 take and each return; and with a ``socket_timeout`` set, each send runs in a task of its own
-(``asyncio.wait_for``) and each read under a timeout context of its own. Measured under load
-(docs/performance.md, "Third pass"), those were about a tenth of the server's CPU.
+(``asyncio.wait_for``) and each read under a timeout context of its own. Measured under
+load (docs/performance.md, "Third pass: the write lane, views that share, and the
+accounting"), those were about a tenth of the server's CPU.
 
 A :class:`WriteLane` keeps up to ``keep`` connections it took from the pool between writes,
 takes them back without the pool's machinery, packs each command once in C
