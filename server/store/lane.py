@@ -21,8 +21,8 @@ back (a late answer must never be read as the next command's).
 A kept connection is checked before each use (still open, no stray bytes: with hiredis a
 look at what the event loop has already received, no system call) and connected again if
 Redis closed it, so that after a Redis restart a write does not go out on a socket Redis had
-already closed. (redis-py's own pool skips that check when its maintenance notifications
-are on, as they are with RESP3.)
+already closed. (redis-py 8's own pool skips that check whenever its maintenance
+notifications setting is truthy, and its default, ``"auto"``, is.)
 """
 
 from __future__ import annotations
