@@ -80,18 +80,22 @@ class WriteLane:
         conn.socket_timeout = None
         return conn
 
-    @staticmethod
-    async def _ready(conn: AbstractConnection) -> None:
+    async def _ready(self, conn: AbstractConnection) -> None:
         """Make sure a kept connection is open and holds no stray bytes: Redis may have
-        closed it while it was idle (a restart), in which case it is connected again.
-        (With hiredis the check reads no socket: it looks at what the loop has received.)"""
+        closed it while it was idle (a restart), in which case it is connected again —
+        with the command timeout back on the connection for the handshake, so that a
+        Redis that accepts the connection and then answers nothing (frozen) cannot hold
+        the caller. (With hiredis the check reads no socket: it looks at what the loop
+        has received.)"""
         try:
             stale = await conn.can_read()
         except (OSError, RedisConnectionError):
             stale = True
         if stale:
             await conn.disconnect()
+            conn.socket_timeout = self.timeout
             await conn.connect()
+            conn.socket_timeout = None
             if await conn.can_read():
                 raise ConnectionError("Redis sent data before any command")
 

@@ -11,6 +11,7 @@ import time
 import pytest
 from crib_wire import RedisServer
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import RedisError
 
 from server.store.lane import WriteLane
 
@@ -90,5 +91,36 @@ async def test_a_restart_under_idle_connections_costs_no_failed_write(
         conn = await lane.take()
         assert await lane.call(conn, "PING") == "PONG"
         await lane.put(conn)
+    await lane.drop_idle()
+    await redis.aclose()
+
+
+async def test_reconnecting_a_kept_connection_to_a_frozen_redis_is_bounded(
+    own_redis: RedisServer,
+) -> None:
+    """A kept connection Redis closed is connected again before use; if Redis then accepts
+    the connection but answers nothing (frozen), the handshake times out like a command
+    (nothing was sent: the store calls it StoreUnavailable) instead of waiting forever."""
+    redis = _client(own_redis.url, timeout=0.3)
+    lane = WriteLane(redis.connection_pool, keep=4)
+    conn = await lane.take()
+    assert await lane.call(conn, "CLIENT", "SETNAME", "kept") == "OK"
+    await lane.put(conn)
+    killer = _client(own_redis.url)
+    assert await killer.execute_command("CLIENT", "KILL", "SKIPME", "yes") >= 1
+    await killer.aclose()
+    await asyncio.sleep(0.2)  # the loop sees the kept socket's end
+    own_redis.freeze()
+    started = time.monotonic()
+    try:
+        with pytest.raises((RedisError, TimeoutError, OSError)):  # as _write expects
+            await asyncio.wait_for(lane.take(), 5)
+    finally:
+        own_redis.thaw()
+    assert time.monotonic() - started < 2.0
+    assert not lane._idle
+    conn = await lane.take()  # Redis answers again: a fresh connection
+    assert await lane.call(conn, "PING") == "PONG"
+    await lane.put(conn)
     await lane.drop_idle()
     await redis.aclose()
