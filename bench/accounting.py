@@ -141,11 +141,11 @@ sys.path.insert(1, str(ROOT / "bench"))
 
 import floor  # noqa: E402  (bench/floor.py)
 import hiredis  # noqa: E402
+from loadclient import choose_move  # noqa: E402  (bench/loadclient.py)
 from redis.asyncio import Redis  # noqa: E402
 from redis.asyncio.connection import AbstractConnection  # noqa: E402
 
 import engine  # noqa: E402
-from engine.state import VALUES  # noqa: E402
 from protocol import jsontext  # noqa: E402
 from protocol.codec import Codec, decode_client  # noqa: E402
 from protocol.patch import diff  # noqa: E402
@@ -220,28 +220,6 @@ class Recording:
     games: int
 
 
-def next_move(view: dict[str, Any]) -> dict[str, Any] | None:
-    """``bench/loadclient.py``'s ``ProductSeat.next_move``: a legal action from the seat's
-    own view, or None."""
-    me = view["seat"]
-    phase = view["phase"]
-    if phase == "play":
-        if view["turn"] == me:
-            room_left = 31 - view["count"]
-            for card in view["hand"]:
-                if VALUES[card] <= room_left:
-                    return {"type": "play", "card": card}
-        return None
-    if phase == "discard":
-        hand = view["hand"]
-        if not view["discarded"][me] and len(hand) > 4:
-            return {"type": "discard", "cards": hand[: len(hand) - 4]}
-        return None
-    if phase == "game_over" and me == 0:
-        return {"type": "rematch"}
-    return None
-
-
 async def record_games(actions: int, seed: str) -> Recording:
     """Play 2-player games through ``RoomService`` (in-process store) until ``actions``
     actions were accepted; keep each action's inputs and outputs."""
@@ -264,7 +242,7 @@ async def record_games(actions: int, seed: str) -> Recording:
     games = 1
     while len(steps) < actions:
         for seat in (0, 1):
-            move = next_move(engine.view(state, seat))
+            move = choose_move(engine.view(state, seat), seat)
             if move is not None:
                 break
         else:
@@ -599,14 +577,20 @@ def _broker(inputs: Inputs, listener: Callable[[dict[str, Any]], None]
     return broker, channel
 
 
+def _messages(inputs: Inputs, channel: str) -> list[dict[str, Any]]:
+    """The published messages as redis-py's subscription hands them over (new text
+    objects, as read from the socket)."""
+    return [{"type": "message", "pattern": None, "channel": channel, "data": fresh_text(t)}
+            for t in inputs.published]
+
+
 def build_dispatch(inputs: Inputs) -> Loop:
     broker, channel = _broker(inputs, lambda msg: None)
     broker.published = PublishedMessages(broker._listeners.__contains__,
                                          len(inputs.steps) + 16)
     for text, noted in zip(inputs.published, inputs.noted, strict=True):
         broker.published.add(inputs.rec.room_id, text, noted)
-    msgs = [{"type": "message", "pattern": None, "channel": channel, "data": fresh_text(t)}
-            for t in inputs.published]
+    msgs = _messages(inputs, channel)
     dispatch = broker._dispatch
 
     def loop() -> None:
@@ -629,8 +613,7 @@ def build_dispatch_parsed(inputs: Inputs) -> Loop:
         seen.append(msg)
 
     broker, channel = _broker(inputs, listener)
-    msgs = [{"type": "message", "pattern": None, "channel": channel, "data": fresh_text(t)}
-            for t in inputs.published]
+    msgs = _messages(inputs, channel)
     dispatch = broker._dispatch
 
     def loop() -> None:

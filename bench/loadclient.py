@@ -53,6 +53,28 @@ from websockets.typing import Subprotocol
 from websockets.uri import parse_uri
 
 CARD_VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10, **{str(d): d for d in range(2, 10)}}
+
+
+def choose_move(view: dict[str, Any], me: int) -> dict[str, Any] | None:
+    """The load's move for seat ``me`` from its own view, or None when it has none: the
+    first cards of the hand to the crib, the first card of the hand that keeps the count at
+    31 or under, and a rematch by seat 0 at game over (so games never stop)."""
+    phase = view["phase"]
+    if phase == "play":
+        if view["turn"] == me:
+            room_left = 31 - view["count"]
+            for card in view["hand"]:
+                if CARD_VALUES[card[0]] <= room_left:
+                    return {"type": "play", "card": card}
+        return None
+    if phase == "discard":
+        hand = view["hand"]
+        if not view["discarded"][me] and len(hand) > 4:
+            return {"type": "discard", "cards": hand[: len(hand) - 4]}
+        return None
+    if phase == "game_over" and me == 0:
+        return {"type": "rematch"}
+    return None
 perf = time.perf_counter
 mono = time.monotonic
 
@@ -392,26 +414,7 @@ class ProductSeat:
 
     def next_move(self) -> dict[str, Any] | None:
         """A legal action for this seat from its own view (None: nothing to do now)."""
-        v = self.view
-        if v is None:
-            return None
-        me = self.seat
-        phase = v["phase"]
-        if phase == "play":
-            if v["turn"] == me:
-                room_left = 31 - v["count"]
-                for card in v["hand"]:
-                    if CARD_VALUES[card[0]] <= room_left:
-                        return {"type": "play", "card": card}
-            return None
-        if phase == "discard":
-            hand = v["hand"]
-            if not v["discarded"][me] and len(hand) > 4:
-                return {"type": "discard", "cards": hand[: len(hand) - 4]}
-            return None
-        if phase == "game_over" and me == 0:
-            return {"type": "rematch"}
-        return None
+        return None if self.view is None else choose_move(self.view, self.seat)
 
     def act(self, action: dict[str, Any]) -> None:
         self.ids += 1
