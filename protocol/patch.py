@@ -110,6 +110,8 @@ def _same(a: Any, b: Any) -> bool:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+"""Types whose equal values of the same type are the same JSON (``_same`` without a call)."""
+_MISSING: Any = object()
 
 
 def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
@@ -140,9 +142,6 @@ def _diff(old: Any, new: Any, path: str, ops: list[dict[str, Any]]) -> None:
                 ops.append({"op": "add", "path": f"{path}/-", "value": value})
             return
     ops.append({"op": "replace", "path": path, "value": new})
-
-
-_MISSING: Any = object()
 
 
 def diff(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -39,6 +39,7 @@ try:  # hiredis is a dependency (``redis[hiredis]``); redis-py's packer is the f
 except ImportError:  # pragma: no cover - only without the C extension
     _pack_in_c = None
 
+
 class WriteLane:
     """Lease connections of ``pool`` for one command each.
 
