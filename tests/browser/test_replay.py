@@ -454,6 +454,13 @@ def test_stepping_by_keyboard_and_accessible(live_server: Any, new_page: Any, re
     passes += axe(page, axe_source, f"{lang}: the replay at the end")
     page.keyboard.press("Home")
     page.wait_for_selector(".replay[data-step='0']")
+    # With nothing focused (a click on the felt), the keys still step.
+    page.click("#replay-now")
+    assert page.evaluate("!document.activeElement.closest('.replay')")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector(".replay[data-step='1']")
+    page.keyboard.press("Home")
+    page.wait_for_selector(".replay[data-step='0']")
     page.focus("#replay-step")
     page.keyboard.press("End")
     page.wait_for_selector(f".replay[data-step='{total}']")

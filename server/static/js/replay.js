@@ -290,11 +290,22 @@ function logPanel(data, step, table, names) {
 // -------------------------------------------------------------------- panel -----------
 const KEYS = { ArrowLeft: -1, ArrowRight: 1 };
 
+/** The step a key moves the replay to (the arrow keys step, Home and End jump), or null
+ * for any other key, a key with a modifier, or a key meant for the slider or the log. */
+function keyStep(e, step, total) {
+  if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return null;
+  if (e.target?.type === "range" || e.target?.closest?.(".replay-lines")) return null;
+  if (e.key in KEYS) return step + KEYS[e.key];
+  if (e.key === "Home") return 0;
+  if (e.key === "End") return total;
+  return null;
+}
+
 /**
  * The replay viewer: `replay` is `{data, step}` (step 0..steps), `rerender` draws the page
  * again after a change of step. Buttons step back or on, to the start or the end; the
  * slider jumps; the arrow keys step and Home and End jump (anywhere in the viewer but the
- * slider, which has its own keys).
+ * slider and the play-by-play, which have keys of their own).
  */
 export function replayPanel(replay, rerender) {
   const { data } = replay;
@@ -314,12 +325,10 @@ export function replayPanel(replay, rerender) {
     type: "button", id, "data-key": id, class: "step-button", disabled, onclick: () => go(n),
   }, icon(name), h("span", {}, label));
   const onkeydown = (e) => {
-    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.target.type === "range") return;
-    if (e.key in KEYS) go(step + KEYS[e.key]);
-    else if (e.key === "Home") go(0);
-    else if (e.key === "End") go(total);
-    else return;
+    const to = keyStep(e, step, total);
+    if (to === null) return;
     e.preventDefault();
+    go(to);
   };
   return h("section", {
     class: "panel replay", "aria-labelledby": "replay-h", "data-step": step, "data-steps": total,
@@ -371,6 +380,17 @@ export function replayFilePage(root, { topBar, render: setPage }) {
     }
     draw();
   };
+  // Keys work with no control focused too (after a click on the felt, say: the focus is
+  // then on the page's root or the body).
+  document.addEventListener("keydown", (e) => {
+    if (!state.replay || (e.target !== document.body && e.target !== root)) return;
+    const total = replaySteps(state.replay.data).length;
+    const to = keyStep(e, state.replay.step, total);
+    if (to === null) return;
+    e.preventDefault();
+    state.replay.step = Math.max(0, Math.min(total, to));
+    draw();
+  });
   const errorText = (err) => h("div", { class: "error replay-error", role: "alert" },
     h("p", {}, t(`replay.${err.code}`)),
     err.where ? h("p", { class: "replay-where" }, t("replay.where", { where: err.where })) : null);
