@@ -24,6 +24,9 @@ from crib_ui import (
     table,
     watch_frames,
 )
+from replay_files import replay_steps
+
+from protocol.replay import check_replay
 
 pytestmark = pytest.mark.browser
 
@@ -157,11 +160,14 @@ def test_a_downloaded_replay_plays_back(live_server: Any, new_page: Any, tmp_pat
     shown = [e for e in events if e["type"] == "show_hand"]
     assert len(shown) >= 3 and all(len(e["cards"]) == 4 for e in shown)
     assert data["result"]["scores"] == [int(x) for x in final]
+    check_replay(data)  # the file the table writes keeps every rule of protocol.replay
+    steps = len(replay_steps(data))  # the end of each deal is laid out in more steps
+    assert steps > len(versions)
 
     viewer = new_page()
     viewer.goto(live_server.url + "/replay")
     viewer.set_input_files("#replay-file", str(path))
-    viewer.wait_for_selector(f".replay[data-steps='{len(versions)}'][data-step='0']")
+    viewer.wait_for_selector(f".replay[data-steps='{steps}'][data-step='0']")
     assert scores(viewer) == ["0", "0"]
     for step in range(1, 6):  # step by step: one move each
         viewer.click("#replay-next")
@@ -170,7 +176,7 @@ def test_a_downloaded_replay_plays_back(live_server: Any, new_page: Any, tmp_pat
     viewer.click("#replay-prev")
     viewer.wait_for_selector(".replay[data-step='4']")
     viewer.click("#replay-last")
-    viewer.wait_for_selector(f".replay[data-step='{len(versions)}']")
+    viewer.wait_for_selector(f".replay[data-step='{steps}']")
     assert scores(viewer) == final
     replay_line = viewer.inner_text(".replay .line-over")
     assert replay_line.split(",")[-1] == result_line.split(",")[-1]  # the same final score
@@ -181,16 +187,16 @@ def test_a_downloaded_replay_plays_back(live_server: Any, new_page: Any, tmp_pat
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something else"}', encoding="utf-8")
     viewer.set_input_files("#replay-file", str(bad))
-    viewer.wait_for_selector("#replay p.error[role=alert]")
-    assert viewer.inner_text("#replay p.error") == "That file is not a cribbage replay."
+    viewer.wait_for_selector("#replay .error[role=alert]")
+    assert viewer.inner_text("#replay .error") == "That file is not a cribbage replay."
     assert viewer.locator("#replay .replay").count() == 0
     viewer.set_input_files("#replay-file", str(path))
-    viewer.wait_for_selector(f".replay[data-steps='{len(versions)}'][data-step='0']")
-    assert viewer.locator("#replay p.error").count() == 0
+    viewer.wait_for_selector(f".replay[data-steps='{steps}'][data-step='0']")
+    assert viewer.locator("#replay .error").count() == 0
 
     # In the page, from the table.
     me.click("#watch-replay")
-    me.wait_for_selector(f"#replay .replay[data-steps='{len(versions)}']")
+    me.wait_for_selector(f"#replay .replay[data-steps='{steps}']")
     me.click("#replay-last")
     assert scores(me) == final
     me.click("#back-to-table")
