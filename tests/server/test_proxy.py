@@ -23,7 +23,8 @@ from protocol.client import Client
 
 @pytest.fixture
 def proxy(make_server, tmp_path: Path) -> Iterator[tuple[int, list[ThreadServer]]]:
-    """nginx with deploy/nginx.conf's server block, its upstream pointed at two servers."""
+    """nginx with deploy/nginx.conf, its replicas two servers (an upstream group named in
+    ``$replicas`` in place of the name Docker's DNS resolves)."""
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists()
                                       else None)
     assert nginx, "nginx is not installed (apt-get install -y nginx; .ci/run does)"
@@ -31,7 +32,8 @@ def proxy(make_server, tmp_path: Path) -> Iterator[tuple[int, list[ThreadServer]
     port = free_port()
     site = (ROOT / "deploy" / "nginx.conf").read_text()
     upstream = "".join(f"    server 127.0.0.1:{s.port};\n" for s in servers)
-    site = site.replace("    server server:8000;\n", upstream)
+    site = site.replace("set $replicas server:8000;", "set $replicas replicas;")
+    site = f"upstream replicas {{\n{upstream}}}\n{site}"
     site = site.replace("listen 8000;", f"listen 127.0.0.1:{port};")
     assert str(port) in site and "server:8000" not in site
     conf = tmp_path / "nginx.conf"

@@ -1,0 +1,292 @@
+"""The project's compose files brought up for real, for the container tests.
+
+:class:`Stack` runs one compose file under a project name of its own, on a free published
+port and a subnet of its own (``CRIBBAGE_PORT``, ``CRIBBAGE_SUBNET``), with the image built
+on the host network (``deploy/compose.host-build.yml``); every ``docker`` call has a
+deadline, and :meth:`Stack.down` (``compose down -v``) always runs. What the engine can
+do here and why: docs/operations.md "Containers in CI".
+
+(Imported by the test modules of this directory as ``compose_stack``.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from protocol.client import Client
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+BASE_IMAGES = ("debian:bookworm-slim", "redis:7-bookworm", "nginx:stable-bookworm")
+"""The images the project's Dockerfile and compose files are built on."""
+UP_SECONDS = 180
+"""Longest a ``compose up --wait`` (or a build) may take."""
+
+
+class DockerError(AssertionError):
+    """A docker command failed or ran out of time (its output is in the message)."""
+
+
+def docker(*args: str, timeout: float = 60, check: bool = True, stdin: str | None = None,
+           env: dict[str, str] | None = None, stderr: bool = False) -> str:
+    """Run ``docker ARGS`` and return its standard output (and error, with ``stderr``).
+
+    Raises:
+        DockerError: it exited non-zero (with ``check``) or took over ``timeout`` seconds.
+    """
+    try:
+        done = subprocess.run(["docker", *args], capture_output=True, text=True,
+                              timeout=timeout, input=stdin, env=env, cwd=ROOT)
+    except subprocess.TimeoutExpired as e:
+        raise DockerError(f"docker {' '.join(args)}: no end within {timeout} s\n"
+                          f"{e.stdout or ''}{e.stderr or ''}") from None
+    if check and done.returncode != 0:
+        raise DockerError(f"docker {' '.join(args)}: exit {done.returncode}\n"
+                          f"{done.stdout}{done.stderr}")
+    return done.stdout + (done.stderr if stderr else "")
+
+
+def engine_problem() -> str | None:
+    """Why the container tests cannot run here (no engine answers, no compose, a base image
+    missing), or None."""
+    try:
+        docker("version", "--format", "{{.Server.Version}}", timeout=15)
+    except (DockerError, FileNotFoundError, OSError) as e:
+        return f"no Docker engine answers ({str(e).strip().splitlines()[-1]})"
+    try:
+        docker("compose", "version", timeout=15)
+    except DockerError:
+        return "docker compose (v2) is missing"
+    missing = [i for i in BASE_IMAGES
+               if docker("image", "inspect", i, timeout=15, check=False) in ("", "[]\n")]
+    if missing:
+        return (f"base images missing: {', '.join(missing)} (bash .ci/containers.sh makes "
+                "them)")
+    return None
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus text -> ``{"name{labels}": value}`` (comments skipped)."""
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.rpartition(" ")
+            out[key] = float(value)
+    return out
+
+
+class Stack:
+    """One compose file, up under project ``name``.
+
+    Args:
+        file: the compose file (relative to the repository).
+        name: the compose project name (fixed, so a run that was killed is cleaned up by
+            the next one).
+        subnet: ``CRIBBAGE_SUBNET``, the first three numbers of the network's /24.
+        port: the published port (``CRIBBAGE_PORT``).
+    """
+
+    def __init__(self, file: str, name: str, subnet: str, port: int) -> None:
+        self.file = file
+        self.name = name
+        self.subnet = subnet
+        self.port = port
+        self.env = {**os.environ, "CRIBBAGE_PORT": str(port), "CRIBBAGE_SUBNET": subnet}
+        self.network = f"{name}_cribbage"
+        self.placeholders: list[str] = []
+        self.up_seconds = 0.0
+        """How long the first ``up --wait`` took."""
+        self.first_http: list[int] = []
+        """Status codes of the requests sent at once after it."""
+        self.first_ws: dict[str, Any] = {}
+        """The answer to a ping on a WebSocket opened at once after it."""
+        self.proxy_started = ""
+        """The proxy container's start time (Docker's text)."""
+        self.health: dict[str, Any] = {}
+        """Each replica's ``State.Health`` right after that ``up``."""
+
+    # -- compose ---------------------------------------------------------------------------
+    def compose(self, *args: str, timeout: float = 60, check: bool = True) -> str:
+        """``docker compose -p NAME -f FILE -f deploy/compose.host-build.yml ARGS``."""
+        return docker("compose", "-p", self.name, "-f", self.file,
+                      "-f", "deploy/compose.host-build.yml", *args,
+                      timeout=timeout, check=check, env=self.env)
+
+    def up(self, *args: str) -> float:
+        """``compose up -d --wait ARGS``; returns the seconds it took."""
+        started = time.monotonic()
+        self.compose("up", "-d", "--wait", "--wait-timeout", str(UP_SECONDS), *args,
+                     timeout=UP_SECONDS + 30)
+        return time.monotonic() - started
+
+    def down(self) -> list[str]:
+        """Everything removed: containers, the network, volumes (the nodes' anonymous
+        ``/data`` ones too), placeholders. Returns what is left of them (nothing)."""
+        self.release_placeholders()
+        label = f"label=com.docker.compose.project={self.name}"
+        containers = docker("ps", "-a", "-q", "--filter", label).split()
+        volumes = set()
+        for c in containers:
+            volumes.update(docker("inspect", "-f",
+                                  "{{range .Mounts}}{{if .Name}}{{.Name}} {{end}}{{end}}",
+                                  c, check=False).split())
+        self.compose("down", "-v", "--remove-orphans", "-t", "2", timeout=120)
+        left = docker("ps", "-a", "-q", "--filter", label).split()
+        left += [v for v in volumes
+                 if docker("volume", "inspect", v, check=False).strip() not in ("", "[]")]
+        left += docker("network", "ls", "-q", "--filter", f"name=^{self.network}$").split()
+        return left
+
+    def logs(self, tail: int = 60) -> str:
+        return self.compose("logs", "--no-color", "--tail", str(tail), timeout=60,
+                            check=False)
+
+    # -- containers ------------------------------------------------------------------------
+    def containers(self, service: str, all_states: bool = False) -> list[str]:
+        """Names of the service's containers (running ones unless ``all_states``)."""
+        args = ["ps", "--format", "{{.Name}}", service]
+        if all_states:
+            args.insert(1, "-a")
+        return sorted(self.compose(*args).split())
+
+    def address(self, container: str) -> str:
+        """The container's address on the stack's network."""
+        return docker("inspect", "-f",
+                      f'{{{{(index .NetworkSettings.Networks "{self.network}").IPAddress}}}}',
+                      container).strip()
+
+    def exec(self, container: str, *args: str, stdin: str | None = None,
+             env: dict[str, str] | None = None, timeout: float = 30) -> str:
+        """Run a command in a container (``docker exec -i``)."""
+        extra = [x for k, v in (env or {}).items() for x in ("-e", f"{k}={v}")]
+        return docker("exec", "-i", *extra, container, *args, stdin=stdin, timeout=timeout)
+
+    def hold_addresses(self, count: int) -> None:
+        """Start ``count`` idle containers on the stack's network before its own start, so
+        they hold the first free addresses; :meth:`release_placeholders` frees them, and
+        containers started after that get addresses none of them had before (as on a
+        machine where the network has seen other containers come and go)."""
+        for i in range(count):
+            name = f"{self.name}-placeholder-{i}"
+            docker("rm", "-f", name, check=False)
+            docker("run", "-d", "--network", self.network, "--name", name,
+                   "--entrypoint", "sleep", "cribbage-server:latest", "600")
+            self.placeholders.append(name)
+
+    def release_placeholders(self) -> None:
+        """Remove the idle containers (also those an interrupted run left)."""
+        left = docker("ps", "-a", "-q", "--filter", f"name=^{self.name}-placeholder-")
+        for container in set(left.split()) | set(self.placeholders):
+            docker("rm", "-f", container, check=False)
+        self.placeholders = []
+
+    # -- the server replicas ---------------------------------------------------------------
+    def replica_metrics(self, container: str) -> dict[str, float]:
+        """A replica's own ``/metrics`` (read inside its container: it publishes no
+        port)."""
+        text = self.exec(container, "python", "-c",
+                         "import urllib.request as u; print(u.urlopen("
+                         "'http://127.0.0.1:8000/metrics', timeout=5).read().decode())")
+        return parse_metrics(text)
+
+    def connections(self) -> dict[str, float]:
+        """Open WebSocket connections by replica (``cribbage_connections``)."""
+        return {c: self.replica_metrics(c).get("cribbage_connections", 0.0)
+                for c in self.containers("server")}
+
+    def accepted(self) -> dict[str, float]:
+        """Actions accepted by replica (``cribbage_actions_total{outcome="accepted"}``)."""
+        return {c: self.replica_metrics(c).get('cribbage_actions_total{outcome="accepted"}',
+                                               0.0)
+                for c in self.containers("server")}
+
+    def rooms(self, rooms: list[str], env: dict[str, str] | None = None
+              ) -> dict[str, dict[str, Any]]:
+        """Each room's ``status``, ``version`` and ``log`` as the store holds them (read in
+        a server container with the server's own store: tests/containers/read_rooms.py)."""
+        container = self.containers("server")[0]
+        out = self.exec(container, "python", "-", *rooms,
+                        stdin=(HERE / "read_rooms.py").read_text(), env=env, timeout=60)
+        return json.loads(out)
+
+    # -- through the proxy -----------------------------------------------------------------
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(self.http + path, timeout=10)
+
+    async def connect_on_every_replica(self, per_replica: int, name: str = "p",
+                                       most: int = 40) -> dict[str, list[Client]]:
+        """Open WebSocket connections through the proxy until every replica holds
+        ``per_replica`` of them (extra ones are closed); returns them by replica. Which
+        replica took a connection is read from the replicas' ``cribbage_connections``.
+
+        Raises:
+            AssertionError: ``most`` connections did not reach every replica (the proxy
+                does not balance).
+        """
+        replicas = self.containers("server")
+        by_replica: dict[str, list[Client]] = {r: [] for r in replicas}
+        before = await asyncio.to_thread(self.connections)
+        spare: list[Client] = []
+        for i in range(most):
+            client = await Client.connect(self.ws, name=f"{name}{i}")
+            now = await asyncio.to_thread(self.connections)
+            grew = [r for r in replicas if now.get(r, 0) > before.get(r, 0)]
+            assert len(grew) == 1, (before, now)
+            before = now
+            if len(by_replica[grew[0]]) < per_replica:
+                by_replica[grew[0]].append(client)
+            else:
+                spare.append(client)
+            if all(len(v) == per_replica for v in by_replica.values()):
+                break
+        for client in spare:
+            await client.close()
+        assert all(len(v) == per_replica for v in by_replica.values()), (
+            f"{most} connections through the proxy did not reach every replica: "
+            f"{ {r: len(v) for r, v in by_replica.items()} }")
+        return by_replica
+
+
+def exactly_once(acks: list[tuple[str, int, dict[str, Any]]],
+                 rooms: dict[str, dict[str, Any]]) -> int:
+    """Check that every acknowledged action (room, seat, ack frame) is in its room's log
+    exactly once, at the acknowledged version, that no action id is in a log twice, and
+    that each log's versions run 1..version with no gap. Returns the number checked."""
+    for room, record in rooms.items():
+        log = record["log"]
+        ids = [(e["seat"], e["id"]) for e in log if "id" in e]
+        assert len(ids) == len(set(ids)), f"an action applied twice in {room}"
+        assert [e["v"] for e in log] == list(range(1, record["version"] + 1)), room
+    for room, seat, ack in acks:
+        hits = [e for e in rooms[room]["log"]
+                if e.get("id") == ack["action_id"] and e.get("seat") == seat]
+        assert len(hits) == 1 and hits[0]["v"] == ack["version"], (room, seat, ack, hits)
+    return len(acks)
+
+
+def node_table(text: str) -> list[dict[str, Any]]:
+    """``CLUSTER NODES`` -> rows of id, address (ip:port), flags, primary id, link,
+    slots."""
+    rows = []
+    for line in text.strip().splitlines():
+        f = line.split()
+        rows.append({"id": f[0], "addr": re.split(r"[@,]", f[1])[0], "flags": f[2].split(","),
+                     "primary": f[3], "link": f[7], "slots": f[8:]})
+    return rows
