@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
-from .actions import ClientAction
+from .actions import INT64_MAX, ClientAction
 from .codes import ErrorCode, RejectCode
 from .patch import PatchOperation
 from .shapes import Event, Options, Suggestion, View
@@ -40,7 +40,7 @@ for ``join``), any other text is ``bad_message``."""
 ACTION_ID_PATTERN = r"^[\x21-\x7e]{1,64}$"
 """A client-chosen action id: 1..64 printable ASCII characters, no spaces."""
 
-Nonce = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Annotated[str, Field(max_length=64)]
+Nonce = Annotated[int, Field(ge=-(2**63), le=INT64_MAX)] | Annotated[str, Field(max_length=64)]
 """A ping nonce: a 64-bit integer or up to 64 characters of text."""
 
 
@@ -224,7 +224,7 @@ class HistoryRequest(_Model):
 
     type: Literal["history"]
     before: int | None = Field(
-        default=None, ge=1,
+        default=None, ge=1, le=INT64_MAX,
         description="only versions older than this (default: up to the room's version)",
     )
     limit: int = Field(default=200, ge=1, le=500, description="most versions in the answer")
@@ -251,7 +251,7 @@ class Join(_Model):
     )
     token: str | None = Field(default=None, pattern=TOKEN_PATTERN)
     since: int | None = Field(
-        default=None, ge=0,
+        default=None, ge=0, le=INT64_MAX,
         description="the last version this client saw of the room (when coming back): the "
         "snapshot's `missed` then holds the events of the versions after it (see `resync`)",
     )
@@ -275,7 +275,7 @@ class Resync(_Model):
 
     type: Literal["resync"]
     since: int | None = Field(
-        default=None, ge=0,
+        default=None, ge=0, le=INT64_MAX,
         description="the last version this client has: the snapshot's `missed` then holds "
         "the events of the versions after it (`[]` when `since` is the room's version; "
         "absent when `since` is more than 500 versions back or newer than the room's "

@@ -268,6 +268,12 @@ class Session:
         except ProtocolError as exc:
             self.send(frames.protocol_error(exc))
             return
+        except Exception:
+            # A fault of the codec's own (it must raise only ProtocolError): answered, and
+            # the connection stays usable, like a fault in a handler below.
+            log.exception("decoding a client frame failed")
+            self.error("internal", "the server could not read this message")
+            return
         kind = message.type
         if self.state is SessionState.CONNECTED and kind not in ("hello", "ping"):
             self.error("hello_required", "say hello first", kind)
