@@ -56,12 +56,23 @@ class _Model(BaseModel):
 # --------------------------------------------------------------------------------------
 
 
+PARTNERSHIPS_NEED_FOUR: dict[str, Any] = {
+    "if": {"properties": {"partnerships": {"const": True}}, "required": ["partnerships"]},
+    "then": {"properties": {"players": {"const": 4}}, "required": ["players"]},
+}
+"""JSON Schema: ``partnerships`` true needs ``"players": 4`` (docs/rules.md §1.2; the
+engine refuses it otherwise, ``bad_options``), so the schema takes what the server takes."""
+
+
 class GameOptionsModel(_Model):
     """Options of a game (``engine.GameOptions`` as plain data).
 
     ``players`` 2..4; ``partnerships`` needs 4 players; ``target`` 121 or 61. Muggins with
     Lowball is accepted and played without Muggins (docs/rules.md §1.3).
     """
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra=PARTNERSHIPS_NEED_FOUR)
 
     players: Literal[2, 3, 4] = 2
     partnerships: bool = False
@@ -180,6 +191,24 @@ class RoomSettingsModel(_Model):
     turn_seconds: float | None = Field(default=None, ge=1, le=86400)
 
 
+def _players_are(players: list[int]) -> dict[str, Any]:
+    return {"properties": {"options": {"properties": {"players": {"enum": players}},
+                                       "required": ["players"]}},
+            "required": ["options"]}
+
+
+COMPUTER_SEATS_EXIST: dict[str, Any] = {
+    "allOf": [
+        {"if": _players_are([3]),
+         "then": {"properties": {"computers": {"propertyNames": {"pattern": "^[0-2]$"}}}}},
+        {"if": _players_are([3, 4]), "else": {
+            "properties": {"computers": {"propertyNames": {"pattern": "^[01]$"}}}}},
+    ],
+}
+"""JSON Schema: a seat given to a computer exists at the table (``options.players``, 2 when
+left out): the server refuses any other with ``bad_options``."""
+
+
 class CreateRoom(_Model):
     """Create a room with these options; the answer is ``room_created``. Does not sit.
 
@@ -188,6 +217,9 @@ class CreateRoom(_Model):
     inside ``options``, ``computers`` or ``room`` that is not allowed (a target of 100, an
     unknown level or setting) is answered ``error`` ``bad_options``, as over HTTP.
     """
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra=COMPUTER_SEATS_EXIST)
 
     type: Literal["create_room"]
     options: GameOptionsModel = Field(default_factory=GameOptionsModel)

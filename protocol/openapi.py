@@ -101,8 +101,10 @@ def component_schemas() -> dict[str, Any]:
         "The `create_room` message of the WebSocket protocol without its `type`: every "
         "field optional (defaults: 2 players, to 121, no variants, no computers, the "
         "server's room settings). `computers` maps a seat (as text) to a computer level; "
-        "`room` holds the room settings. A field whose value is null is ignored. Muggins "
-        "with Lowball is played without Muggins (the answer's `options` say so)."
+        "`room` holds the room settings. A field left out takes its default; null is not "
+        "a value of any of them (`400 bad_options`; `create_room` over the WebSocket "
+        "refuses it too). Muggins with Lowball is played without Muggins (the answer's "
+        "`options` say so)."
     )
     defs["CreateRoomBody"] = body
     return dict(sorted(defs.items()))

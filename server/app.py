@@ -355,7 +355,6 @@ async def create_room(request: Request) -> Response:
             raise ValueError("the body nests too deeply") from None
         if not isinstance(data, dict):
             raise ValueError("the body must be a JSON object")
-        data = {k: v for k, v in data.items() if v is not None}
         create = CreateRoom.model_validate({**data, "type": "create_room"})
     except ValidationError as exc:  # (a subclass of ValueError: caught first)
         return _error(400, "bad_options", validation_text(exc))
