@@ -122,6 +122,11 @@ SERVER_MEANINGS: dict[str, str] = {
         "HTTP only (the WebSocket handshake of /ws, 429): this client address already holds "
         "max_connections_per_address open connections"
     ),
+    "too_many_room_reads": (
+        "HTTP only (GET /api/rooms/{id}, 429 with Retry-After): this client address read "
+        "more room summaries than room_reads_per_minute allows; nothing was read; wait "
+        "retry_after seconds"
+    ),
 }
 """Codes the server itself sends (room service, sessions, HTTP)."""
 
@@ -161,7 +166,7 @@ REJECT_CODES: tuple[str, ...] = (
 HTTP_ERROR_CODES: tuple[str, ...] = (
     "bad_options", "too_large", "origin_not_allowed", "room_not_found",
     "store_unavailable", "outcome_unknown", "internal", "too_many_rooms",
-    "too_many_connections",
+    "too_many_connections", "too_many_room_reads",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

@@ -78,6 +78,13 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         "(`error.retry_after` has them unrounded).",
         ["too_many_rooms"],
     ),
+    "TooManyRoomReads": (
+        "429",
+        "This client address read more room summaries in the last minute than the server "
+        "allows (`room_reads_per_minute`, 120 by default): nothing was read. Retry after "
+        "the seconds in the `Retry-After` header (`error.retry_after` has them unrounded).",
+        ["too_many_room_reads"],
+    ),
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
 
@@ -196,7 +203,7 @@ def build_document() -> dict[str, Any]:
                 "responses": {
                     "200": {"description": "The room's summary.",
                             "content": _json("RoomSummary")},
-                    **_errors("RoomNotFound", "Internal", "StoreDown"),
+                    **_errors("RoomNotFound", "TooManyRoomReads", "Internal", "StoreDown"),
                 },
             }
         },

@@ -189,6 +189,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
         settings.failed_joins_per_minute, settings.connections_per_minute,
+        room_reads_per_minute=settings.room_reads_per_minute,
     )
     services.actions = ActionGate(
         settings.max_inflight_actions, settings.action_queue_seconds,
@@ -384,11 +385,19 @@ async def create_room(request: Request) -> Response:
 
 
 async def room_summary(request: Request) -> Response:
-    """``GET /api/rooms/{room}``: the room's public summary."""
+    """``GET /api/rooms/{room}``: the room's public summary; 404 ``room_not_found``; 429
+    ``too_many_room_reads`` with ``Retry-After`` (the address's ``room_reads_per_minute``
+    is spent: every request counts, found or not)."""
+    services = _services(request)
+    if services.limits is not None:
+        wait = services.limits.room_reads.spend(client_address(request.scope))
+        if wait:
+            services.limits.refused["too_many_room_reads"] += 1
+            return _too_many("too_many_room_reads", "this address read too many room "
+                             "summaries; retry after Retry-After seconds", wait)
     room_id = request.path_params["room"]
     if not re.match(ROOM_ID_PATTERN, room_id):
         return _error(404, "room_not_found", "no such room")
-    services = _services(request)
     record, _ = await services.store.load(room_id)
     if record is None:
         return _error(404, "room_not_found", "no such room")

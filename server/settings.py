@@ -171,6 +171,11 @@ class Settings(BaseSettings):
         "token, seat taken, ...) per minute on this process (0: no limit); past it every "
         "join from it gets too_many_joins until the budget refills"
     )
+    room_reads_per_minute: int = Field(
+        120, ge=0, description="room summaries (GET /api/rooms/{id}) one client address may "
+        "read per minute on this process (all at once at most, then two a second; 0: no "
+        "limit); more get 429 too_many_room_reads"
+    )
     hello_timeout_seconds: float = Field(
         5.0, gt=0, description="a connection that has not said hello this long after the "
         "handshake is closed (1008)"

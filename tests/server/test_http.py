@@ -67,3 +67,35 @@ def test_index_route(server):
     r = httpx.get(f"{server.http}/r/abcdef")
     # the web client is not part of this package yet: a 404 text, or the page once present
     assert r.status_code in (200, 404)
+
+
+def test_room_summaries_per_address(make_server):
+    """``GET /api/rooms/{id}`` has a per-address budget (``room_reads_per_minute``): found
+    or not, every read counts; past it ``429 too_many_room_reads`` with ``Retry-After``, as
+    ``docs/openapi.json`` documents (issue 17: it was not throttled at all)."""
+    import json
+
+    from test_openapi_http import check
+
+    from protocol import openapi
+
+    document = json.loads(openapi.OPENAPI_PATH.read_text(encoding="utf-8"))
+    server = make_server(redis=False, room_reads_per_minute=3)
+    room = httpx.post(f"{server.http}/api/rooms", json={}).json()["room"]
+    assert httpx.get(f"{server.http}/api/rooms/{room}").status_code == 200
+    assert httpx.get(f"{server.http}/api/rooms/NoSuchRoom").status_code == 404
+    assert httpx.get(f"{server.http}/api/rooms/bad.id").status_code == 404
+    refused = httpx.get(f"{server.http}/api/rooms/{room}")
+    assert refused.status_code == 429
+    check(document, "get", "/api/rooms/{room}", refused)
+    error = refused.json()["error"]
+    assert error["code"] == "too_many_room_reads" and 0 < error["retry_after"] <= 20
+    assert int(refused.headers["retry-after"]) == max(1, -(-error["retry_after"] // 1))
+    # Its own budget: creating rooms is still allowed, and the refusal is counted.
+    assert httpx.post(f"{server.http}/api/rooms", json={}).status_code == 201
+    metrics = httpx.get(f"{server.http}/metrics").text
+    assert 'cribbage_limited_total{code="too_many_room_reads"} 1.0' in metrics
+    # 0 turns it off
+    unlimited = make_server(redis=False, room_reads_per_minute=0)
+    for _ in range(10):
+        assert httpx.get(f"{unlimited.http}/api/rooms/NoSuchRoom").status_code == 404
