@@ -73,6 +73,7 @@ from .timers import Sweeper
 from .tokens import TokenIssuer
 from .upkeep import Upkeep
 from .views import seat_infos
+from .web.headers import SecurityHeaders
 from .wsguard import ws_protocol
 
 log = logging.getLogger(__name__)
@@ -472,6 +473,16 @@ ROUTES = [
 ]
 
 
+class CribbageApp(Starlette):
+    """The starlette app, with :class:`server.web.headers.SecurityHeaders` outermost: around
+    starlette's own error middleware, so that even its ``500`` carries the headers."""
+
+    frame_ancestors = "'none'"
+
+    def build_middleware_stack(self) -> Any:
+        return SecurityHeaders(super().build_middleware_stack(), self.frame_ancestors)
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -495,7 +506,7 @@ def create_app(
     """
     settings = settings or Settings()
     origins = OriginPolicy(settings.allowed_origins, settings.public_url)
-    app = Starlette(
+    app = CribbageApp(
         routes=ROUTES,
         lifespan=lifespan,
         middleware=[Middleware(CORSMiddleware, **origins.cors_options())],
@@ -503,6 +514,7 @@ def create_app(
             StoreError: _store_down, RedisError: _store_down, Exception: _internal_error,
         },
     )
+    app.frame_ancestors = settings.frame_ancestors
     app.state.config = AppConfig(settings, game_factory, seed_factory, decide)
     return app
 

@@ -121,6 +121,12 @@ class Settings(BaseSettings):
         "server's own origin is always allowed, and so is a request with no Origin header "
         "(not a browser) (server.origins)"
     )
+    frame_ancestors: str = Field(
+        "'none'", description="who may show the web table's pages in a frame: the "
+        "Content-Security-Policy frame-ancestors sources, space-separated ('none': nobody; "
+        "'self': this server's own pages; or origins such as https://cards.example); "
+        "server.web.headers"
+    )
     send_queue_limit: int = Field(
         1000, ge=1, description="frames queued for one slow connection before it is dropped"
     )
@@ -219,6 +225,16 @@ class Settings(BaseSettings):
         "to set X-Forwarded-For / X-Forwarded-Proto ('*': any); the client address of a "
         "request from anyone else is its peer address"
     )
+
+    @field_validator("frame_ancestors")
+    @classmethod
+    def _check_frame_ancestors(cls, value: str) -> str:
+        """One CSP source list: not empty, no ``;`` or ``,`` (which would end the directive
+        or the header) and nothing but printable ASCII."""
+        text = " ".join(value.split())
+        if not text or any(c in text for c in ";,") or not all(" " <= c <= "~" for c in text):
+            raise ValueError("frame_ancestors: CSP sources separated by spaces, e.g. 'none'")
+        return text
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 from crib_wire import seat_players
 
 
@@ -99,3 +100,47 @@ def test_room_summaries_per_address(make_server):
     unlimited = make_server(redis=False, room_reads_per_minute=0)
     for _ in range(10):
         assert httpx.get(f"{unlimited.http}/api/rooms/NoSuchRoom").status_code == 404
+
+
+def test_security_headers_on_every_answer(make_server):
+    """Pages get their Content-Security-Policy (no inline script, ``frame-ancestors
+    'none'``) and ``X-Frame-Options``; every answer — pages, the API and its errors,
+    static files, metrics, a refused WebSocket handshake — gets ``nosniff``, a referrer
+    policy and a CSP (issue 17: none had any)."""
+    import websockets.sync.client as wsclient
+    from websockets.exceptions import InvalidStatus
+
+    server = make_server(redis=False, max_connections_per_address=1)
+    base = server.http
+    page = httpx.get(f"{base}/r/abcdef")
+    assert page.headers["content-type"].startswith("text/html")
+    policy = page.headers["content-security-policy"]
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["script-src"] == "'self'" and directives["frame-ancestors"] == "'none'"
+    assert directives["default-src"] == "'none'" and directives["object-src"] == "'none'"
+    assert "unsafe" not in policy
+    assert page.headers["x-frame-options"] == "DENY"
+    answers = [
+        page,
+        httpx.get(f"{base}/"),
+        httpx.post(f"{base}/api/rooms", json={}),
+        httpx.post(f"{base}/api/rooms", json={"options": None}),
+        httpx.get(f"{base}/api/rooms/NoSuchRoom"),
+        httpx.get(f"{base}/healthz"),
+        httpx.get(f"{base}/metrics"),
+        httpx.get(f"{base}/openapi.json"),
+        httpx.get(f"{base}/static/app.css"),
+        httpx.get(f"{base}/static/nothing-here.js"),
+    ]
+    for answer in answers:
+        assert answer.headers["x-content-type-options"] == "nosniff", answer.url
+        assert answer.headers["referrer-policy"] == "no-referrer", answer.url
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+    api = answers[2]
+    assert api.headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'"
+    # The HTTP answer refusing a WebSocket handshake carries them too.
+    with wsclient.connect(server.ws):
+        with pytest.raises(InvalidStatus) as refused:
+            wsclient.connect(server.ws)
+    assert refused.value.response.status_code == 429
+    assert refused.value.response.headers["x-content-type-options"] == "nosniff"
