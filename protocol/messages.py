@@ -40,6 +40,10 @@ for ``join``), any other text is ``bad_message``."""
 ACTION_ID_PATTERN = r"^[\x21-\x7e]{1,64}$"
 """A client-chosen action id: 1..64 printable ASCII characters, no spaces."""
 
+REQUEST_ID_PATTERN = r"^[\x21-\x7e]{16,64}$"
+"""A client-chosen id of a room creation: 16..64 printable ASCII characters, no spaces (a
+random one: whoever sends it again gets the room and its creator token)."""
+
 Nonce = Annotated[int, Field(ge=-(2**63), le=INT64_MAX)] | Annotated[str, Field(max_length=64)]
 """A ping nonce: a 64-bit integer or up to 64 characters of text."""
 
@@ -216,6 +220,8 @@ class CreateRoom(_Model):
     fill every seat the game starts at once. ``room`` holds the room settings. A value
     inside ``options``, ``computers`` or ``room`` that is not allowed (a target of 100, an
     unknown level or setting) is answered ``error`` ``bad_options``, as over HTTP.
+    ``request_id`` (optional) makes the creation safe to repeat: the same id gives the
+    same room.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True,
@@ -225,6 +231,16 @@ class CreateRoom(_Model):
     options: GameOptionsModel = Field(default_factory=GameOptionsModel)
     computers: dict[SeatKey, Level] = Field(default_factory=dict)
     room: RoomSettingsModel = Field(default_factory=RoomSettingsModel)
+    request_id: str | None = Field(
+        default=None, pattern=REQUEST_ID_PATTERN,
+        description="a random id this client chose for this request (16..64 printable "
+        "ASCII characters, e.g. a UUID): the same request sent again with the same id, "
+        "from any connection or over HTTP, is answered with the same room and creator "
+        "token instead of making a second room (so a creation answered `outcome_unknown`, "
+        "or whose answer was lost, can be sent again safely); the same id with other "
+        "options, computers or room settings is refused (`request_id_reused`). Keep it "
+        "secret like a token",
+    )
 
 
 class SetComputer(_Model):

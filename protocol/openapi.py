@@ -61,6 +61,10 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
                          "does not allow (`allowed_origins`; by default the server's own "
                          "origin and loopback). A request without `Origin` (not a browser) "
                          "is allowed.", ["origin_not_allowed"]),
+    "RequestIdReused": ("409", "The body's `request_id` already created a room with other "
+                        "options, computers or room settings: nothing was created (send "
+                        "the same request again, or choose a new id for another room).",
+                        ["request_id_reused"]),
     "RoomNotFound": ("404", "No such room (or it expired after 24 h idle).", ["room_not_found"]),
     "StoreDown": (
         "503",
@@ -162,7 +166,10 @@ def build_document() -> dict[str, Any]:
                     "Creates a room (nobody sits down; join it over `/ws`). Computer players "
                     "named in `computers` sit at once; when they fill every seat the game "
                     "starts at once. The answer's `creator_token` proves the creator "
-                    "(`set_computer` over `/ws`)."
+                    "(`set_computer` over `/ws`). With a `request_id`, the same request sent "
+                    "again (after a 503 `outcome_unknown`, a lost answer, to any server "
+                    "process, or as `create_room` over `/ws`) answers 201 with the same room "
+                    "and creator token instead of making another."
                 ),
                 "requestBody": {
                     "required": False,
@@ -180,8 +187,8 @@ def build_document() -> dict[str, Any]:
                         "settings, the creator token and the computers seated.",
                         "content": _json("RoomCreatedBody", created_example),
                     },
-                    **_errors("BadOptions", "OriginNotAllowed", "TooLarge", "TooManyRooms",
-                              "Internal", "StoreDown"),
+                    **_errors("BadOptions", "OriginNotAllowed", "TooLarge",
+                              "RequestIdReused", "TooManyRooms", "Internal", "StoreDown"),
                 },
             }
         },

@@ -334,7 +334,8 @@ def origin_refused(conn: Request | WebSocket) -> bool:
 
 
 async def create_room(request: Request) -> Response:
-    """``POST /api/rooms``: 201 with the room; 400 ``bad_options``; 403
+    """``POST /api/rooms``: 201 with the room (the same room again for a repeated
+    ``request_id``); 400 ``bad_options``; 409 ``request_id_reused``; 403
     ``origin_not_allowed`` (a page of an origin ``allowed_origins`` does not list); 413
     ``too_large`` (a body longer than ``max_body_bytes``); 429 ``too_many_rooms`` with
     ``Retry-After`` (the address's ``rooms_per_minute`` is spent)."""
@@ -374,9 +375,10 @@ async def create_room(request: Request) -> Response:
             create.options.model_dump(),
             computers=dict(create.computers),
             room=create.room.model_dump(),
+            request_id=create.request_id,
         )
     except RoomError as exc:
-        return _error(400, exc.code, exc.message)
+        return _error(409 if exc.code == "request_id_reused" else 400, exc.code, exc.message)
     body_out = frames.room_created(
         record, creator, base_url(services.settings, request.url),
         services.service.room_settings(record),

@@ -362,6 +362,7 @@ class Session:
             message.options.model_dump(),
             computers=dict(message.computers),
             room=message.room.model_dump(),
+            request_id=message.request_id,
         )
         self.send(frames.room_created(record, creator, self.base_url,
                                       self.service.room_settings(record)))

@@ -343,6 +343,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
         "computers": {"1": "standard"},
         "room": {"hints": True, "answer_window": 15.0, "takeover_grace": 60.0,
                  "turn_seconds": 30.0},
+        "request_id": "fuzz-request-000000001",
     },
     "set_computer": {"type": "set_computer", "seat": 1, "level": "easy",
                      "creator_token": "A" * 32, "room": "abcdefgh"},
@@ -379,6 +380,7 @@ def leaves(value: Any, path: Path = ()) -> list[tuple[Path, Any]]:
 
 
 NULLABLE = {("seat",), ("token",), ("since",), ("before",), ("nonce",), ("client",),
+            ("request_id",),
             ("room",), ("action", "ref"), ("room", "answer_window"),
             ("room", "takeover_grace"), ("room", "turn_seconds")}
 """Fields where null is valid (for ``set_computer`` and ``join``, ``room`` is text: null is
