@@ -385,6 +385,7 @@ class Client:
             for s in self.seats:
                 if s["seat"] == frame["seat"]:
                     s["connected"] = frame["connected"]
+                    s["computer_standin"] = frame["computer_standin"]
         elif kind == "left":
             self.room = None
             self.seat = None

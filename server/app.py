@@ -175,7 +175,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         tokens=TokenIssuer(await _token_secret(settings, store)),
     )
     sweeper = Sweeper(store, service, settings)
-    rooms = LocalRooms(broker, service)
+    rooms = LocalRooms(broker, service, settings.presence_frame_interval_seconds)
     presence = Presence(store, service, settings)
     service.presence = presence
     gc_policy = GcPolicy(settings.gc_young_interval_seconds) if settings.gc_freeze else None

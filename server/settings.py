@@ -127,6 +127,12 @@ class Settings(BaseSettings):
         "'self': this server's own pages; or origins such as https://cards.example); "
         "server.web.headers"
     )
+    presence_frame_interval_seconds: float = Field(
+        0.5, ge=0, description="a room's presence frames go out at most this often: a "
+        "change within the interval is sent at its end with the seat's state then (the last "
+        "state always goes out; a connection is never sent what it already knows); 0: a "
+        "frame per change"
+    )
     send_queue_limit: int = Field(
         1000, ge=1, description="frames queued for one slow connection before it is dropped"
     )
