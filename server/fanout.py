@@ -142,7 +142,9 @@ class LocalRooms:
         self.presence_interval = presence_interval
         """Seconds between a room's presence frames (0: one frame per change)."""
         self.rooms: dict[str, LocalRoom] = {}
-        self._lock = asyncio.Lock()
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        """One lock per room being attached or detached: a room whose subscription waits
+        (its shard down) holds up only the joins of that room."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.catch_ups = 0
         """Rooms caught up from the store since start (missed messages healed)."""
@@ -153,8 +155,12 @@ class LocalRooms:
 
         Returns once the subscription is active, so a read of the room made afterwards
         cannot miss a later change.
+
+        Raises:
+            StoreUnavailable: the subscription failed or was not confirmed in time (the
+                broker's deadline, ``server.broker.SUBSCRIBE_TIMEOUT_SECONDS``).
         """
-        async with self._lock:
+        async with self._room_lock(room_id):
             local = self.rooms.get(room_id)
             if local is None:
                 local = LocalRoom(room_id)
@@ -175,7 +181,7 @@ class LocalRooms:
 
     async def detach(self, room_id: str, session: Session) -> None:
         """Remove a session; unsubscribe when it was the room's last local session."""
-        async with self._lock:
+        async with self._room_lock(room_id):
             local = self.rooms.get(room_id)
             if local is None:
                 return
@@ -188,6 +194,22 @@ class LocalRooms:
                 self.service.cache.unfollow(room_id)
                 with contextlib.suppress(Exception):
                     await self.broker.unsubscribe(room_id)
+
+    @contextlib.asynccontextmanager
+    async def _room_lock(self, room_id: str) -> Any:
+        """Hold the room's lock (made on first use, dropped when nobody holds or waits)."""
+        entry = self._locks.get(room_id)
+        if entry is None:
+            entry = self._locks[room_id] = (asyncio.Lock(), [0])
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0] and self._locks.get(room_id) is entry:
+                del self._locks[room_id]
 
     # -- from the room's channel ----------------------------------------------------------
     def _on_message(self, local: LocalRoom, msg: dict[str, Any]) -> None:
