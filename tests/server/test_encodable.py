@@ -502,7 +502,7 @@ def test_a_wrong_shape_in_any_field_gets_its_code(make_server, encoding: str) ->
     probe = seated_probe(server.ws, encoding)
     seen: set[tuple[str, Path]] = set()
 
-    @settings(max_examples=400, deadline=None, database=None,
+    @settings(max_examples=300, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(case=misshapen())
     def run(case: tuple[str, Path, dict[str, Any]]) -> None:
