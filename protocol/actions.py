@@ -30,6 +30,11 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+INT64_MAX = 2**63 - 1
+"""The largest whole number a client field takes (a version, a ``ref``, a nonce): what both
+encodings carry (msgpack's integers are 64-bit), so a JSON client cannot send what a
+msgpack one could not."""
+
 CardText = Annotated[str, Field(pattern=CARD_PATTERN, examples=["5H", "TD"])]
 """A card as text, rank then suit, canonical (``docs/rules.md`` "Cards")."""
 
@@ -65,7 +70,7 @@ class AnswerAction(_Model):
 
     type: Literal["answer"]
     call: Literal["accept", "muggins", "overcount"]
-    ref: int | None = Field(default=None, ge=0, description="view.show.pending.ref")
+    ref: int | None = Field(default=None, ge=0, le=INT64_MAX, description="view.show.pending.ref")
 
 
 class RematchAction(_Model):

@@ -31,6 +31,10 @@ from .messages import SERVER_ADAPTER
 
 Predicate = Callable[[dict[str, Any]], bool]
 
+RETRY_CODES = frozenset({"outcome_unknown", "store_unavailable", "busy"})
+"""Answers after which the same request (the same ``action_id`` or ``request_id``) may be
+sent again: nothing was done, or it was done at most once."""
+
 
 class ClientError(Exception):
     """The server answered with ``error`` (``code``, ``message``) or broke the protocol."""
@@ -208,13 +212,49 @@ class Client:
         """A fresh action id unique to this client."""
         return f"{self._prefix}-{next(self._ids)}"
 
-    async def create_room(self, options: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Create a room; returns the ``room_created`` frame. Raises :class:`ClientError`."""
-        return await self.request(
-            {"type": "create_room", "options": options or {}},
-            lambda f: f["type"] == "room_created"
-            or (f["type"] == "error" and f.get("ref") == "create_room"),
-        )
+    async def create_room(
+        self, options: dict[str, Any] | None = None, *,
+        computers: dict[str, str] | None = None, room: dict[str, Any] | None = None,
+        request_id: str | None = None, retries: int = 5, timeout: float = 5.0,
+    ) -> dict[str, Any]:
+        """Create a room; returns the ``room_created`` frame.
+
+        The request carries a ``request_id`` (a fresh random one unless given), so sending
+        it again is safe: the server answers a repeat with the same room and creator token.
+        An answer ``outcome_unknown``, ``store_unavailable`` or ``busy`` (the room may or may
+        not exist, or nothing was done) is sent again with the same id after a short pause
+        (0.25 s doubling, with jitter), up to ``retries`` times.
+
+        Raises:
+            ClientError: any other error (``bad_options``, ``too_many_rooms``,
+                ``request_id_reused``, …), or the last retried one.
+        """
+        message: dict[str, Any] = {
+            "type": "create_room", "options": options or {},
+            "request_id": request_id or self.new_request_id(),
+        }
+        if computers:
+            message["computers"] = computers
+        if room:
+            message["room"] = room
+        for attempt in range(retries + 1):
+            try:
+                return await self.request(
+                    message,
+                    lambda f: f["type"] == "room_created"
+                    or (f["type"] == "error" and f.get("ref") == "create_room"),
+                    timeout,
+                )
+            except ClientError as exc:
+                if exc.code not in RETRY_CODES or attempt == retries:
+                    raise
+            await asyncio.sleep(0.25 * 2 ** attempt * (1.0 - random.random() / 2))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    def new_request_id() -> str:
+        """A fresh request id for ``create_room``: 128 random bits, 22 url-safe characters."""
+        return secrets.token_urlsafe(16)
 
     async def join(
         self, room: str, seat: int | None, token: str | None = None, timeout: float = 5.0
@@ -345,6 +385,7 @@ class Client:
             for s in self.seats:
                 if s["seat"] == frame["seat"]:
                     s["connected"] = frame["connected"]
+                    s["computer_standin"] = frame["computer_standin"]
         elif kind == "left":
             self.room = None
             self.seat = None

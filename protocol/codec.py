@@ -241,8 +241,13 @@ def _is_card_fault(loc: tuple[Any, ...], error_type: str) -> bool:
 
 
 def _act_reject_code(data: dict[str, Any], errors: list[Any]) -> str:
+    """The ``reject`` code of an ``act`` that did not validate (``system_only``,
+    ``bad_card`` or ``bad_action``). ``data`` is whatever the client sent: any field may be
+    a list, a map, a number or null, so nothing here assumes a field's type (a list is not
+    hashable: it must never reach a set lookup)."""
     action = data.get("action")
-    if isinstance(action, dict) and action.get("type") in SYSTEM_ACTION_TYPES and all(
+    kind = action.get("type") if isinstance(action, dict) else None
+    if isinstance(kind, str) and kind in SYSTEM_ACTION_TYPES and all(
         e["loc"][:2] == ("act", "action") for e in errors
     ):
         return "system_only"

@@ -122,6 +122,15 @@ SERVER_MEANINGS: dict[str, str] = {
         "HTTP only (the WebSocket handshake of /ws, 429): this client address already holds "
         "max_connections_per_address open connections"
     ),
+    "request_id_reused": (
+        "create_room (or POST /api/rooms, 409) with a request_id that already created a "
+        "room with other options, computers or room settings; nothing was created"
+    ),
+    "too_many_room_reads": (
+        "HTTP only (GET /api/rooms/{id}, 429 with Retry-After): this client address read "
+        "more room summaries than room_reads_per_minute allows; nothing was read; wait "
+        "retry_after seconds"
+    ),
 }
 """Codes the server itself sends (room service, sessions, HTTP)."""
 
@@ -145,7 +154,7 @@ ERROR_CODES: tuple[str, ...] = (
     "already_welcomed", "not_joined", "not_seated", "hints_disabled", "room_not_found",
     "bad_seat", "seat_taken", "already_seated", "bad_token", "not_player_token",
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
-    "rate_limited", "too_many_rooms", "too_many_joins",
+    "rate_limited", "too_many_rooms", "too_many_joins", "request_id_reused",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -161,7 +170,7 @@ REJECT_CODES: tuple[str, ...] = (
 HTTP_ERROR_CODES: tuple[str, ...] = (
     "bad_options", "too_large", "origin_not_allowed", "room_not_found",
     "store_unavailable", "outcome_unknown", "internal", "too_many_rooms",
-    "too_many_connections",
+    "too_many_connections", "too_many_room_reads", "request_id_reused",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

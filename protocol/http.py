@@ -57,7 +57,8 @@ class HttpErrorDetail(_Model):
     message: str
     retry_after: float | None = Field(
         default=None, ge=0,
-        description="with 429 (`too_many_rooms`): seconds until a request may succeed "
+        description="with 429 (`too_many_rooms`, `too_many_room_reads`): seconds until a "
+        "request may succeed "
         "(also in the Retry-After header, rounded up to whole seconds)",
     )
 

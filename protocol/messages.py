@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
-from .actions import ClientAction
+from .actions import INT64_MAX, ClientAction
 from .codes import ErrorCode, RejectCode
 from .patch import PatchOperation
 from .shapes import Event, Options, Suggestion, View
@@ -40,7 +40,11 @@ for ``join``), any other text is ``bad_message``."""
 ACTION_ID_PATTERN = r"^[\x21-\x7e]{1,64}$"
 """A client-chosen action id: 1..64 printable ASCII characters, no spaces."""
 
-Nonce = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Annotated[str, Field(max_length=64)]
+REQUEST_ID_PATTERN = r"^[\x21-\x7e]{16,64}$"
+"""A client-chosen id of a room creation: 16..64 printable ASCII characters, no spaces (a
+random one: whoever sends it again gets the room and its creator token)."""
+
+Nonce = Annotated[int, Field(ge=-(2**63), le=INT64_MAX)] | Annotated[str, Field(max_length=64)]
 """A ping nonce: a 64-bit integer or up to 64 characters of text."""
 
 
@@ -56,12 +60,23 @@ class _Model(BaseModel):
 # --------------------------------------------------------------------------------------
 
 
+PARTNERSHIPS_NEED_FOUR: dict[str, Any] = {
+    "if": {"properties": {"partnerships": {"const": True}}, "required": ["partnerships"]},
+    "then": {"properties": {"players": {"const": 4}}, "required": ["players"]},
+}
+"""JSON Schema: ``partnerships`` true needs ``"players": 4`` (docs/rules.md §1.2; the
+engine refuses it otherwise, ``bad_options``), so the schema takes what the server takes."""
+
+
 class GameOptionsModel(_Model):
     """Options of a game (``engine.GameOptions`` as plain data).
 
     ``players`` 2..4; ``partnerships`` needs 4 players; ``target`` 121 or 61. Muggins with
     Lowball is accepted and played without Muggins (docs/rules.md §1.3).
     """
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra=PARTNERSHIPS_NEED_FOUR)
 
     players: Literal[2, 3, 4] = 2
     partnerships: bool = False
@@ -180,6 +195,24 @@ class RoomSettingsModel(_Model):
     turn_seconds: float | None = Field(default=None, ge=1, le=86400)
 
 
+def _players_are(players: list[int]) -> dict[str, Any]:
+    return {"properties": {"options": {"properties": {"players": {"enum": players}},
+                                       "required": ["players"]}},
+            "required": ["options"]}
+
+
+COMPUTER_SEATS_EXIST: dict[str, Any] = {
+    "allOf": [
+        {"if": _players_are([3]),
+         "then": {"properties": {"computers": {"propertyNames": {"pattern": "^[0-2]$"}}}}},
+        {"if": _players_are([3, 4]), "else": {
+            "properties": {"computers": {"propertyNames": {"pattern": "^[01]$"}}}}},
+    ],
+}
+"""JSON Schema: a seat given to a computer exists at the table (``options.players``, 2 when
+left out): the server refuses any other with ``bad_options``."""
+
+
 class CreateRoom(_Model):
     """Create a room with these options; the answer is ``room_created``. Does not sit.
 
@@ -187,12 +220,27 @@ class CreateRoom(_Model):
     fill every seat the game starts at once. ``room`` holds the room settings. A value
     inside ``options``, ``computers`` or ``room`` that is not allowed (a target of 100, an
     unknown level or setting) is answered ``error`` ``bad_options``, as over HTTP.
+    ``request_id`` (optional) makes the creation safe to repeat: the same id gives the
+    same room.
     """
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra=COMPUTER_SEATS_EXIST)
 
     type: Literal["create_room"]
     options: GameOptionsModel = Field(default_factory=GameOptionsModel)
     computers: dict[SeatKey, Level] = Field(default_factory=dict)
     room: RoomSettingsModel = Field(default_factory=RoomSettingsModel)
+    request_id: str | None = Field(
+        default=None, pattern=REQUEST_ID_PATTERN,
+        description="a random id this client chose for this request (16..64 printable "
+        "ASCII characters, e.g. a UUID): the same request sent again with the same id, "
+        "from any connection or over HTTP, is answered with the same room and creator "
+        "token instead of making a second room (so a creation answered `outcome_unknown`, "
+        "or whose answer was lost, can be sent again safely); the same id with other "
+        "options, computers or room settings is refused (`request_id_reused`). Keep it "
+        "secret like a token",
+    )
 
 
 class SetComputer(_Model):
@@ -224,7 +272,7 @@ class HistoryRequest(_Model):
 
     type: Literal["history"]
     before: int | None = Field(
-        default=None, ge=1,
+        default=None, ge=1, le=INT64_MAX,
         description="only versions older than this (default: up to the room's version)",
     )
     limit: int = Field(default=200, ge=1, le=500, description="most versions in the answer")
@@ -251,7 +299,7 @@ class Join(_Model):
     )
     token: str | None = Field(default=None, pattern=TOKEN_PATTERN)
     since: int | None = Field(
-        default=None, ge=0,
+        default=None, ge=0, le=INT64_MAX,
         description="the last version this client saw of the room (when coming back): the "
         "snapshot's `missed` then holds the events of the versions after it (see `resync`)",
     )
@@ -275,7 +323,7 @@ class Resync(_Model):
 
     type: Literal["resync"]
     since: int | None = Field(
-        default=None, ge=0,
+        default=None, ge=0, le=INT64_MAX,
         description="the last version this client has: the snapshot's `missed` then holds "
         "the events of the versions after it (`[]` when `since` is the room's version; "
         "absent when `since` is more than 500 versions back or newer than the room's "

@@ -61,6 +61,10 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
                          "does not allow (`allowed_origins`; by default the server's own "
                          "origin and loopback). A request without `Origin` (not a browser) "
                          "is allowed.", ["origin_not_allowed"]),
+    "RequestIdReused": ("409", "The body's `request_id` already created a room with other "
+                        "options, computers or room settings: nothing was created (send "
+                        "the same request again, or choose a new id for another room).",
+                        ["request_id_reused"]),
     "RoomNotFound": ("404", "No such room (or it expired after 24 h idle).", ["room_not_found"]),
     "StoreDown": (
         "503",
@@ -77,6 +81,13 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         "nothing was created. Retry after the seconds in the `Retry-After` header "
         "(`error.retry_after` has them unrounded).",
         ["too_many_rooms"],
+    ),
+    "TooManyRoomReads": (
+        "429",
+        "This client address read more room summaries in the last minute than the server "
+        "allows (`room_reads_per_minute`, 120 by default): nothing was read. Retry after "
+        "the seconds in the `Retry-After` header (`error.retry_after` has them unrounded).",
+        ["too_many_room_reads"],
     ),
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
@@ -101,8 +112,10 @@ def component_schemas() -> dict[str, Any]:
         "The `create_room` message of the WebSocket protocol without its `type`: every "
         "field optional (defaults: 2 players, to 121, no variants, no computers, the "
         "server's room settings). `computers` maps a seat (as text) to a computer level; "
-        "`room` holds the room settings. A field whose value is null is ignored. Muggins "
-        "with Lowball is played without Muggins (the answer's `options` say so)."
+        "`room` holds the room settings. A field left out takes its default; null is not "
+        "a value of any of them (`400 bad_options`; `create_room` over the WebSocket "
+        "refuses it too). Muggins with Lowball is played without Muggins (the answer's "
+        "`options` say so)."
     )
     defs["CreateRoomBody"] = body
     return dict(sorted(defs.items()))
@@ -153,7 +166,10 @@ def build_document() -> dict[str, Any]:
                     "Creates a room (nobody sits down; join it over `/ws`). Computer players "
                     "named in `computers` sit at once; when they fill every seat the game "
                     "starts at once. The answer's `creator_token` proves the creator "
-                    "(`set_computer` over `/ws`)."
+                    "(`set_computer` over `/ws`). With a `request_id`, the same request sent "
+                    "again (after a 503 `outcome_unknown`, a lost answer, to any server "
+                    "process, or as `create_room` over `/ws`) answers 201 with the same room "
+                    "and creator token instead of making another."
                 ),
                 "requestBody": {
                     "required": False,
@@ -171,8 +187,8 @@ def build_document() -> dict[str, Any]:
                         "settings, the creator token and the computers seated.",
                         "content": _json("RoomCreatedBody", created_example),
                     },
-                    **_errors("BadOptions", "OriginNotAllowed", "TooLarge", "TooManyRooms",
-                              "Internal", "StoreDown"),
+                    **_errors("BadOptions", "OriginNotAllowed", "TooLarge",
+                              "RequestIdReused", "TooManyRooms", "Internal", "StoreDown"),
                 },
             }
         },
@@ -194,7 +210,7 @@ def build_document() -> dict[str, Any]:
                 "responses": {
                     "200": {"description": "The room's summary.",
                             "content": _json("RoomSummary")},
-                    **_errors("RoomNotFound", "Internal", "StoreDown"),
+                    **_errors("RoomNotFound", "TooManyRoomReads", "Internal", "StoreDown"),
                 },
             }
         },

@@ -73,6 +73,7 @@ from .timers import Sweeper
 from .tokens import TokenIssuer
 from .upkeep import Upkeep
 from .views import seat_infos
+from .web.headers import SecurityHeaders
 from .wsguard import ws_protocol
 
 log = logging.getLogger(__name__)
@@ -174,7 +175,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         tokens=TokenIssuer(await _token_secret(settings, store)),
     )
     sweeper = Sweeper(store, service, settings)
-    rooms = LocalRooms(broker, service)
+    rooms = LocalRooms(broker, service, settings.presence_frame_interval_seconds)
     presence = Presence(store, service, settings)
     service.presence = presence
     gc_policy = GcPolicy(settings.gc_young_interval_seconds) if settings.gc_freeze else None
@@ -189,6 +190,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
         settings.failed_joins_per_minute, settings.connections_per_minute,
+        room_reads_per_minute=settings.room_reads_per_minute,
     )
     services.actions = ActionGate(
         settings.max_inflight_actions, settings.action_queue_seconds,
@@ -332,7 +334,8 @@ def origin_refused(conn: Request | WebSocket) -> bool:
 
 
 async def create_room(request: Request) -> Response:
-    """``POST /api/rooms``: 201 with the room; 400 ``bad_options``; 403
+    """``POST /api/rooms``: 201 with the room (the same room again for a repeated
+    ``request_id``); 400 ``bad_options``; 409 ``request_id_reused``; 403
     ``origin_not_allowed`` (a page of an origin ``allowed_origins`` does not list); 413
     ``too_large`` (a body longer than ``max_body_bytes``); 429 ``too_many_rooms`` with
     ``Retry-After`` (the address's ``rooms_per_minute`` is spent)."""
@@ -355,7 +358,6 @@ async def create_room(request: Request) -> Response:
             raise ValueError("the body nests too deeply") from None
         if not isinstance(data, dict):
             raise ValueError("the body must be a JSON object")
-        data = {k: v for k, v in data.items() if v is not None}
         create = CreateRoom.model_validate({**data, "type": "create_room"})
     except ValidationError as exc:  # (a subclass of ValueError: caught first)
         return _error(400, "bad_options", validation_text(exc))
@@ -373,9 +375,10 @@ async def create_room(request: Request) -> Response:
             create.options.model_dump(),
             computers=dict(create.computers),
             room=create.room.model_dump(),
+            request_id=create.request_id,
         )
     except RoomError as exc:
-        return _error(400, exc.code, exc.message)
+        return _error(409 if exc.code == "request_id_reused" else 400, exc.code, exc.message)
     body_out = frames.room_created(
         record, creator, base_url(services.settings, request.url),
         services.service.room_settings(record),
@@ -385,11 +388,19 @@ async def create_room(request: Request) -> Response:
 
 
 async def room_summary(request: Request) -> Response:
-    """``GET /api/rooms/{room}``: the room's public summary."""
+    """``GET /api/rooms/{room}``: the room's public summary; 404 ``room_not_found``; 429
+    ``too_many_room_reads`` with ``Retry-After`` (the address's ``room_reads_per_minute``
+    is spent: every request counts, found or not)."""
+    services = _services(request)
+    if services.limits is not None:
+        wait = services.limits.room_reads.spend(client_address(request.scope))
+        if wait:
+            services.limits.refused["too_many_room_reads"] += 1
+            return _too_many("too_many_room_reads", "this address read too many room "
+                             "summaries; retry after Retry-After seconds", wait)
     room_id = request.path_params["room"]
     if not re.match(ROOM_ID_PATTERN, room_id):
         return _error(404, "room_not_found", "no such room")
-    services = _services(request)
     record, _ = await services.store.load(room_id)
     if record is None:
         return _error(404, "room_not_found", "no such room")
@@ -464,6 +475,16 @@ ROUTES = [
 ]
 
 
+class CribbageApp(Starlette):
+    """The starlette app, with :class:`server.web.headers.SecurityHeaders` outermost: around
+    starlette's own error middleware, so that even its ``500`` carries the headers."""
+
+    frame_ancestors = "'none'"
+
+    def build_middleware_stack(self) -> Any:
+        return SecurityHeaders(super().build_middleware_stack(), self.frame_ancestors)
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -487,7 +508,7 @@ def create_app(
     """
     settings = settings or Settings()
     origins = OriginPolicy(settings.allowed_origins, settings.public_url)
-    app = Starlette(
+    app = CribbageApp(
         routes=ROUTES,
         lifespan=lifespan,
         middleware=[Middleware(CORSMiddleware, **origins.cors_options())],
@@ -495,6 +516,7 @@ def create_app(
             StoreError: _store_down, RedisError: _store_down, Exception: _internal_error,
         },
     )
+    app.frame_ancestors = settings.frame_ancestors
     app.state.config = AppConfig(settings, game_factory, seed_factory, decide)
     return app
 

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from protocol import jsontext
@@ -32,7 +34,9 @@ from .store.base import StoreUnavailable
 log = logging.getLogger(__name__)
 
 SUBSCRIBE_TIMEOUT_SECONDS = 2.0
-"""How long a subscription waits for Redis to confirm it."""
+"""How long a subscription may take, all of it: on a Redis Cluster finding the shard,
+connecting to it, sending ``SSUBSCRIBE`` and its confirmation (a join's answer waits for
+it: docs/protocol.md "Store outages")."""
 
 Listener = Callable[[dict[str, Any]], None]
 """Called with each message of a room, in channel order, on the event loop. Must not block.
@@ -359,32 +363,57 @@ class ShardedRedisBroker(Broker):
                 host=node.host, port=node.port, decode_responses=True,
                 socket_timeout=self._timeout, socket_connect_timeout=self._timeout,
                 health_check_interval=5,
+                # No retries of the client library's own (its default retries a refused or
+                # silent connection with backoff, for seconds): the subscription has one
+                # deadline, and the resubscriber tries again.
+                retry=Retry(NoBackoff(), 0),
             ))
             self._shards[node.name] = shard
         return shard
 
     async def _ssubscribe(self, channel: str) -> None:
-        """Subscribe ``channel`` on its shard and wait for the confirmation."""
-        shard = await self._shard(channel)
+        """Subscribe ``channel`` on its shard and wait for the confirmation, all within
+        :data:`SUBSCRIBE_TIMEOUT_SECONDS` (finding the shard may refresh the slot map, and
+        connecting to a primary that is frozen or gone may hang on each step of redis-py's
+        handshake: a join must not wait for that).
+
+        Raises:
+            TimeoutError: not confirmed in time. A shard whose connection was being made
+                (or the command sent) when time ran out is dropped as lost: the state of a
+                redis-py connection interrupted there is unknown.
+            RedisError, OSError: the shard could not be reached.
+        """
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.setdefault(channel, []).append(fut)
-        self._shard_of[channel] = shard
-        shard.channels.add(channel)
+        shard: _Shard | None = None
+        sent = False
         try:
-            try:
-                await shard.pubsub.ssubscribe(channel)
-            except (RedisError, OSError) as exc:
-                shard.channels.discard(channel)
-                self._shard_lost(shard, exc)  # the connection is broken for all its rooms
-                raise
-            if shard.task is None:
-                shard.task = asyncio.create_task(self._reader(shard),
-                                                 name=f"shard-reader-{shard.name}")
-            await asyncio.wait_for(fut, SUBSCRIBE_TIMEOUT_SECONDS)
-        except BaseException:
+            async with asyncio.timeout(SUBSCRIBE_TIMEOUT_SECONDS):
+                shard = await self._shard(channel)
+                self._pending.setdefault(channel, []).append(fut)
+                self._shard_of[channel] = shard
+                shard.channels.add(channel)
+                try:
+                    await shard.pubsub.ssubscribe(channel)
+                except (RedisError, OSError) as exc:
+                    shard.channels.discard(channel)
+                    self._shard_lost(shard, exc)  # the connection is broken for all its rooms
+                    raise
+                sent = True
+                if shard.task is None:
+                    shard.task = asyncio.create_task(self._reader(shard),
+                                                     name=f"shard-reader-{shard.name}")
+                await fut
+        except BaseException as exc:
             waiting = self._pending.get(channel, [])
             if fut in waiting:
                 waiting.remove(fut)
+            if shard is not None and not sent and not shard.dead:
+                # Interrupted inside redis-py (connecting, handshaking, sending): drop the
+                # connection; the shard's other rooms are subscribed again by the
+                # resubscriber, on a fresh one.
+                shard.channels.discard(channel)
+                self._shard_lost(shard, exc if isinstance(exc, Exception)
+                                 else TimeoutError("subscription interrupted"))
             raise
 
     async def subscribe(self, room_id: str, listener: Listener) -> None:
@@ -398,16 +427,26 @@ class ShardedRedisBroker(Broker):
         self._rooms_by_channel[channel] = room_id
         try:
             await self._ssubscribe(channel)
-        except (RedisError, OSError, TimeoutError) as exc:
+        except BaseException as exc:
+            # Undone whatever ended it (an error, the deadline, a cancellation), so that no
+            # listener of a session that is not there stays behind.
             self._listeners.pop(room_id, None)
             self._rooms_by_channel.pop(channel, None)
             self._lost.discard(channel)
             shard = self._shard_of.pop(channel, None)
             if shard is not None:
                 shard.channels.discard(channel)
-                with contextlib.suppress(Exception):
-                    await shard.pubsub.sunsubscribe(channel)
-            raise StoreUnavailable(f"could not subscribe to {channel}: {exc}") from exc
+                if not shard.dead:
+                    await self._sunsubscribe(shard, channel)
+            if isinstance(exc, RedisError | OSError | TimeoutError):
+                raise StoreUnavailable(f"could not subscribe to {channel}: {exc}") from exc
+            raise
+
+    async def _sunsubscribe(self, shard: _Shard, channel: str) -> None:
+        """``SUNSUBSCRIBE`` on the shard, giving up (silently) after the socket timeout: a
+        frozen shard must not hold the caller (the channel goes with the connection)."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(shard.pubsub.sunsubscribe(channel), self._timeout)
 
     async def unsubscribe(self, room_id: str) -> None:
         """See :meth:`Broker.unsubscribe`."""
@@ -418,8 +457,7 @@ class ShardedRedisBroker(Broker):
         shard = self._shard_of.pop(channel, None)
         if shard is not None and not shard.dead:
             shard.channels.discard(channel)
-            with contextlib.suppress(Exception):
-                await shard.pubsub.sunsubscribe(channel)
+            await self._sunsubscribe(shard, channel)
 
     def _dispatch(self, shard: _Shard, msg: dict[str, Any]) -> None:
         kind = msg.get("type")

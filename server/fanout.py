@@ -12,6 +12,12 @@ messages are lost:
 * periodically (``catchup_interval_seconds``) the versions of all followed rooms are read in
   one round trip and any room behind catches up the same way, so a lost message is healed
   without waiting for the next action.
+
+Presence frames are coalesced per room (``presence_frame_interval_seconds``): a change is
+sent at once when the room sent none within the interval, else once at the interval's end,
+with each changed seat's state as it is then (so the last state is always sent); a session
+gets no frame that tells it nothing new (``Session.on_presence``). A seat whose connection
+leaves and joins in a loop no longer sends the table a frame per change.
 """
 
 from __future__ import annotations
@@ -60,6 +66,10 @@ class LocalRoom:
         self._latest: VersionData | None = None
         self.catching_up = False
         self.catch_up_again = False
+        self.presence_changed: set[int] = set()
+        """Seats whose presence changed since the room's last presence frames."""
+        self.presence_sent_at = float("-inf")
+        self.presence_timer: asyncio.TimerHandle | None = None
 
     def ingest(
         self,
@@ -125,11 +135,16 @@ class LocalRoom:
 class LocalRooms:
     """Subscriptions of this process to rooms with local sessions, and the fan-out."""
 
-    def __init__(self, broker: Broker, service: RoomService) -> None:
+    def __init__(self, broker: Broker, service: RoomService,
+                 presence_interval: float = 0.0) -> None:
         self.broker = broker
         self.service = service
+        self.presence_interval = presence_interval
+        """Seconds between a room's presence frames (0: one frame per change)."""
         self.rooms: dict[str, LocalRoom] = {}
-        self._lock = asyncio.Lock()
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        """One lock per room being attached or detached: a room whose subscription waits
+        (its shard down) holds up only the joins of that room."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.catch_ups = 0
         """Rooms caught up from the store since start (missed messages healed)."""
@@ -140,8 +155,12 @@ class LocalRooms:
 
         Returns once the subscription is active, so a read of the room made afterwards
         cannot miss a later change.
+
+        Raises:
+            StoreUnavailable: the subscription failed or was not confirmed in time (the
+                broker's deadline, ``server.broker.SUBSCRIBE_TIMEOUT_SECONDS``).
         """
-        async with self._lock:
+        async with self._room_lock(room_id):
             local = self.rooms.get(room_id)
             if local is None:
                 local = LocalRoom(room_id)
@@ -162,16 +181,35 @@ class LocalRooms:
 
     async def detach(self, room_id: str, session: Session) -> None:
         """Remove a session; unsubscribe when it was the room's last local session."""
-        async with self._lock:
+        async with self._room_lock(room_id):
             local = self.rooms.get(room_id)
             if local is None:
                 return
             local.sessions.discard(session)
             if not local.sessions:
+                if local.presence_timer is not None:
+                    local.presence_timer.cancel()
+                    local.presence_timer = None
                 del self.rooms[room_id]
                 self.service.cache.unfollow(room_id)
                 with contextlib.suppress(Exception):
                     await self.broker.unsubscribe(room_id)
+
+    @contextlib.asynccontextmanager
+    async def _room_lock(self, room_id: str) -> Any:
+        """Hold the room's lock (made on first use, dropped when nobody holds or waits)."""
+        entry = self._locks.get(room_id)
+        if entry is None:
+            entry = self._locks[room_id] = (asyncio.Lock(), [0])
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0] and self._locks.get(room_id) is entry:
+                del self._locks[room_id]
 
     # -- from the room's channel ----------------------------------------------------------
     def _on_message(self, local: LocalRoom, msg: dict[str, Any]) -> None:
@@ -220,15 +258,36 @@ class LocalRooms:
             await self.service.set_standin(room_id, seat, False)
 
     def _presence(self, local: LocalRoom, seat: int, connected: bool) -> None:
+        """A seat's presence (``local.presence``) or stand-in changed: its frame goes out
+        now, or at the end of the room's interval if the room sent frames within it."""
+        local.presence_changed.add(seat)
+        if local.presence_timer is not None:
+            return  # the frames due at the interval's end will carry it
+        loop = asyncio.get_running_loop()
+        due = local.presence_sent_at + self.presence_interval
+        if self.presence_interval <= 0 or loop.time() >= due:
+            self._send_presence(local)
+        else:
+            local.presence_timer = loop.call_at(due, self._send_presence, local)
+
+    def _send_presence(self, local: LocalRoom) -> None:
+        """Send the room's changed seats' presence as it is now (``connected`` from
+        ``local.presence``, the name and stand-in flag from the newest record)."""
+        local.presence_timer = None
+        if self.rooms.get(local.room_id) is not local:
+            return
+        local.presence_sent_at = asyncio.get_running_loop().time()
+        changed, local.presence_changed = local.presence_changed, set()
         latest = local.latest()
         record = latest.record if latest is not None else None
-        info = record.seats[seat] if record and 0 <= seat < len(record.seats) else None
-        frame = frames.presence(
-            local.room_id, seat, connected, info.name if info else None,
-            bool(info and info.standin),
-        )
-        for session in list(local.sessions):
-            session.on_presence(frame)
+        for seat in sorted(changed):
+            info = record.seats[seat] if record and 0 <= seat < len(record.seats) else None
+            frame = frames.presence(
+                local.room_id, seat, local.presence.get(seat, 0) > 0,
+                info.name if info else None, bool(info and info.standin),
+            )
+            for session in list(local.sessions):
+                session.on_presence(frame)
 
     # -- keeping whole ----------------------------------------------------------------------
     def spawn(self, coro: Any) -> None:

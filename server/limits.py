@@ -149,12 +149,13 @@ class AddressQuota:
 
 
 class AddressLimits:
-    """This process's per-address counts: open WebSocket connections, room creations and
-    refused joins (settings ``max_connections_per_address``, ``rooms_per_minute``,
-    ``failed_joins_per_minute``)."""
+    """This process's per-address counts: open WebSocket connections, room creations,
+    refused joins and room summaries read (settings ``max_connections_per_address``,
+    ``rooms_per_minute``, ``failed_joins_per_minute``, ``room_reads_per_minute``)."""
 
     def __init__(self, max_connections: int, rooms_per_minute: int,
-                 failed_joins_per_minute: int, connections_per_minute: int = 0) -> None:
+                 failed_joins_per_minute: int, connections_per_minute: int = 0,
+                 room_reads_per_minute: int = 0) -> None:
         self.max_connections = max_connections
         self.new_connections = AddressQuota(connections_per_minute)
         """New WebSocket connections per address per minute (``connections_per_minute``):
@@ -166,6 +167,10 @@ class AddressLimits:
         ``hello_timeout``, ``idle``); ``/metrics`` reports it."""
         self.rooms = AddressQuota(rooms_per_minute)
         self.failed_joins = AddressQuota(failed_joins_per_minute)
+        self.room_reads = AddressQuota(room_reads_per_minute)
+        """Room summaries read per address per minute (``GET /api/rooms/{id}``,
+        ``room_reads_per_minute``): each costs store reads, and guessing room ids by HTTP
+        must cost as joining them does."""
 
     def connect(self, address: str) -> bool:
         """Count one more open connection of ``address``; False (and nothing counted) if

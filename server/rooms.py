@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import json
 import logging
 import random
 import secrets
@@ -151,6 +152,31 @@ def new_room_id() -> str:
     as ``cribbage-bot URL ROOM SEAT`` would read as an option) and reads well in a link.
     """
     return "".join(secrets.choice(_ROOM_ID_ALPHABET) for _ in range(10))
+
+
+def derived_room_id(digest: bytes) -> str:
+    """A room id made from 32 bytes (``TokenIssuer.keyed`` of a request id): 10 letters and
+    digits, as :func:`new_room_id` makes them, the same for the same bytes."""
+    number = int.from_bytes(digest, "big")
+    chars = []
+    for _ in range(10):
+        number, index = divmod(number, len(_ROOM_ID_ALPHABET))
+        chars.append(_ROOM_ID_ALPHABET[index])
+    return "".join(chars)
+
+
+def request_digest(options: dict[str, Any], settings: dict[str, Any],
+                   computers: dict[int, str]) -> str:
+    """What a room creation asked for, as 16 hex digits (SHA-256 of its canonical JSON):
+    the effective options, the resolved room settings and the computers' seats."""
+    text = json.dumps({"options": options, "room": settings,
+                       "computers": {str(k): v for k, v in sorted(computers.items())}},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+CREATE_ATTEMPTS = 10
+"""Room ids tried for one creation (a fresh id is taken only if its id is free)."""
 
 
 def new_seed() -> str:
@@ -635,6 +661,7 @@ class RoomService:
         options: dict[str, Any],
         computers: dict[int, str] | None = None,
         room: dict[str, Any] | None = None,
+        request_id: str | None = None,
     ) -> tuple[RoomRecord, str]:
         """Create a room, with computer players at some seats.
 
@@ -643,13 +670,25 @@ class RoomService:
             computers: seat -> level (``easy`` / ``standard``) of the seats given to
                 computer players now. When they fill every seat the game starts at once.
             room: room settings (``server.room_settings.resolve``); None for the defaults.
+            request_id: the client's id for this request (docs/protocol.md,
+                ``create_room``), or None. With one, asking again (from any process, after
+                ``outcome_unknown`` or a lost answer) gives the same room and creator
+                token: both are derived from the id under the deployment's secret
+                (``TokenIssuer.keyed``), so the room's own key is the record of the request
+                (on a Redis Cluster in the room's own slot) and nothing else is stored but
+                a digest of what was asked for (``RoomRecord.request``). A repeat whose
+                computers are not all seated yet (the first attempt failed between the
+                room and its computers) seats them.
 
         Returns:
             ``(record, creator_token)``: the record after the computers sat down.
 
         Raises:
             RoomError: ``bad_options`` (bad engine options, room settings, computer seat or
-                level), ``busy``. StoreUnavailable, OutcomeUnknown: the store failed.
+                level), ``request_id_reused`` (the id made a room with other options,
+                settings or computers), ``busy``. StoreUnavailable, OutcomeUnknown: the
+                store failed (nothing was made, or maybe the room: ask again with the same
+                ``request_id`` to know).
         """
         try:
             opts = engine.GameOptions.from_dict(dict(options))
@@ -662,28 +701,77 @@ class RoomService:
                 raise RoomError("bad_options", f"no seat {seat} for a computer player")
             if level not in LEVELS:
                 raise RoomError("bad_options", "computer level must be easy or standard")
-        creator = self.tokens.issue("creator")
+        effective = opts.effective().to_dict()
+        digest = ""
+        if request_id is None:
+            creator = self.tokens.issue("creator")
+        else:
+            digest = request_digest(effective, chosen, bots)
+            creator = self.tokens.derive(b"create_room:" + request_id.encode(), "creator")
+        creator_hash = hash_token(creator)
         now = self.clock()
-        for _ in range(10):
+        for attempt in range(CREATE_ATTEMPTS):
+            if request_id is None:
+                room_id = new_room_id()
+            else:
+                room_id = derived_room_id(self.tokens.keyed(
+                    b"room_id:%d:" % attempt + request_id.encode()))
             record = RoomRecord(
-                id=new_room_id(),
+                id=room_id,
                 version=0,
-                options=opts.effective().to_dict(),
+                options=effective,
                 seats=tuple(SeatRecord() for _ in range(opts.players)),
                 state=None,
                 seed=self.seed_factory(),
-                creator_hash=hash_token(creator),
+                creator_hash=creator_hash,
                 created=now,
                 updated=now,
                 settings=chosen,
+                request=digest,
             )
             if await self.store.create(record):
                 break
+            if request_id is None:
+                continue
+            existing, _ = await self.store.load(room_id)
+            if existing is None:  # expired between the two: take the id now
+                if await self.store.create(record):
+                    break
+                existing, _ = await self.store.load(room_id)
+            if existing is not None and token_matches(creator, existing.creator_hash):
+                # This request made it (only the secret and this id give that token).
+                if existing.request != digest:
+                    raise RoomError("request_id_reused", "this request_id already created "
+                                    "a room with other options, settings or computers")
+                return await self._finish_computers(existing, bots), creator
+            # Another room holds this id (about 1 in 2^59): the request's next id.
         else:  # pragma: no cover
             raise RoomError("busy", "could not allocate a room id")
         if bots:
-            record = await self._seat_computers(record.id, bots)
+            record = await self._finish_computers(record, bots)
         return record, creator
+
+    async def _finish_computers(self, record: RoomRecord, bots: dict[int, str]) -> RoomRecord:
+        """Seat the requested computers not seated yet — all of them for a new room; for a
+        repeated creation those the first attempt did not get to — and return the room as
+        it is now. A seat found taken means a commit of this creation whose answer was
+        lost (the room service's retry, or a repeat racing this one) seated it: nobody else
+        knows the room yet."""
+        missing = {seat: level for seat, level in bots.items()
+                   if not (record.seats[seat].kind == "computer"
+                           and record.seats[seat].level == level)}
+        if not missing:
+            return record
+        try:
+            return await self._seat_computers(record.id, missing)
+        except RoomError as exc:
+            if exc.code != "seat_taken":
+                raise
+            # A repeat racing this one seated them first.
+            fresh, _ = await self.store.load(record.id)
+            if fresh is None:
+                raise RoomError("room_not_found", "the room expired") from None
+            return fresh
 
     async def set_computer(
         self, room_id: str, seat: int, level: str, creator_token: str

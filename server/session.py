@@ -120,6 +120,9 @@ class Session:
         self.last_version = -1
         self.last_view: dict[str, Any] | None = None
         self._joining = False
+        self._told: dict[int, tuple[bool, str | None, bool]] = {}
+        """Per seat, the presence this connection was last told (``connected``, name,
+        stand-in) by a snapshot, an update's ``seats`` or a presence frame."""
         self._buffer: list[VersionData] = []
         self._progress = asyncio.Event()
         self._queue: asyncio.Queue[str | bytes | None] = asyncio.Queue()
@@ -268,6 +271,12 @@ class Session:
         except ProtocolError as exc:
             self.send(frames.protocol_error(exc))
             return
+        except Exception:
+            # A fault of the codec's own (it must raise only ProtocolError): answered, and
+            # the connection stays usable, like a fault in a handler below.
+            log.exception("decoding a client frame failed")
+            self.error("internal", "the server could not read this message")
+            return
         kind = message.type
         if self.state is SessionState.CONNECTED and kind not in ("hello", "ping"):
             self.error("hello_required", "say hello first", kind)
@@ -356,6 +365,7 @@ class Session:
             message.options.model_dump(),
             computers=dict(message.computers),
             room=message.room.model_dump(),
+            request_id=message.request_id,
         )
         self.send(frames.room_created(record, creator, self.base_url,
                                       self.service.room_settings(record)))
@@ -522,6 +532,7 @@ class Session:
         self.seat_token = None
         self.last_version = -1
         self.last_view = None
+        self._told = {}
         if self.state is SessionState.IN_ROOM:
             self.state = SessionState.READY
         if seat is not None:
@@ -632,10 +643,12 @@ class Session:
         assert local is not None
         data = local.ingest(record, [], False)
         view = data.view(self.seat)
+        seats = local.seats(record)
         self.send(frames.snapshot(
-            record, self.seat, self.service.room_settings(record), local.seats(record), view,
+            record, self.seat, self.service.room_settings(record), seats, view,
             seat_token=seat_token, missed=missed,
         ))
+        self._remember_seats(seats)
         self._advance(record.version, view)
 
     # -- from the room's channel ----------------------------------------------------------
@@ -653,17 +666,30 @@ class Session:
             self._send_snapshot(data.record, missed=missed)
             return
         view = data.view(self.seat)
+        seats = local.seats(data.record) if data.seats_changed else None
         self.send(frames.update(
             local.room_id, data.version, data.record.status, data.events_for(self.seat),
-            diff(self.last_view, view),
-            local.seats(data.record) if data.seats_changed else None,
+            diff(self.last_view, view), seats,
         ))
+        if seats is not None:
+            self._remember_seats(seats)
         self._advance(data.version, view)
 
+    def _remember_seats(self, seats: list[dict[str, Any]]) -> None:
+        self._told = {s["seat"]: (s["connected"], s["name"], s["computer_standin"])
+                      for s in seats}
+
     def on_presence(self, frame: dict[str, Any]) -> None:
-        """A seat's presence changed: forward it."""
-        if not self._joining:
-            self.send(frame)
+        """A seat's presence changed (``server.fanout`` coalesces these per room): forward
+        it, unless this connection already knows it (from its snapshot, an update's
+        ``seats`` or an earlier frame): no frame that tells nothing new."""
+        if self._joining:
+            return
+        told = (frame["connected"], frame["name"], frame["computer_standin"])
+        if self._told.get(frame["seat"]) == told:
+            return
+        self._told[frame["seat"]] = told
+        self.send(frame)
 
 
 FAILED_JOIN_CODES = frozenset(

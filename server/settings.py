@@ -121,6 +121,18 @@ class Settings(BaseSettings):
         "server's own origin is always allowed, and so is a request with no Origin header "
         "(not a browser) (server.origins)"
     )
+    frame_ancestors: str = Field(
+        "'none'", description="who may show the web table's pages in a frame: the "
+        "Content-Security-Policy frame-ancestors sources, space-separated ('none': nobody; "
+        "'self': this server's own pages; or origins such as https://cards.example); "
+        "server.web.headers"
+    )
+    presence_frame_interval_seconds: float = Field(
+        0.5, ge=0, description="a room's presence frames go out at most this often: a "
+        "change within the interval is sent at its end with the seat's state then (the last "
+        "state always goes out; a connection is never sent what it already knows); 0: a "
+        "frame per change"
+    )
     send_queue_limit: int = Field(
         1000, ge=1, description="frames queued for one slow connection before it is dropped"
     )
@@ -171,6 +183,11 @@ class Settings(BaseSettings):
         "token, seat taken, ...) per minute on this process (0: no limit); past it every "
         "join from it gets too_many_joins until the budget refills"
     )
+    room_reads_per_minute: int = Field(
+        120, ge=0, description="room summaries (GET /api/rooms/{id}) one client address may "
+        "read per minute on this process (all at once at most, then two a second; 0: no "
+        "limit); more get 429 too_many_room_reads"
+    )
     hello_timeout_seconds: float = Field(
         5.0, gt=0, description="a connection that has not said hello this long after the "
         "handshake is closed (1008)"
@@ -214,6 +231,16 @@ class Settings(BaseSettings):
         "to set X-Forwarded-For / X-Forwarded-Proto ('*': any); the client address of a "
         "request from anyone else is its peer address"
     )
+
+    @field_validator("frame_ancestors")
+    @classmethod
+    def _check_frame_ancestors(cls, value: str) -> str:
+        """One CSP source list: not empty, no ``;`` or ``,`` (which would end the directive
+        or the header) and nothing but printable ASCII."""
+        text = " ".join(value.split())
+        if not text or any(c in text for c in ";,") or not all(" " <= c <= "~" for c in text):
+            raise ValueError("frame_ancestors: CSP sources separated by spaces, e.g. 'none'")
+        return text
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

@@ -11,6 +11,12 @@ A room's creator token is made the same way but tagged under another name (the H
 ``join`` naming one is refused (``not_player_token``), and only ``set_computer`` uses it
 (against the hash the room keeps).
 
+A token (and any other value) may also be **derived** from a client's request id
+(:meth:`TokenIssuer.derive`, :meth:`TokenIssuer.keyed`): the same under the same secret in
+every process, unguessable without it. Room creation with a ``request_id`` uses that for
+the room's id and its creator token, so a repeated request finds the room it made
+(``server.rooms``, ``RoomService.create_room``).
+
 The secret comes from the ``CRIBBAGE_TOKEN_SECRET`` setting, else from the store: with
 Redis, one random secret is created once (``SET NX``) and shared by every process; in
 memory, each process makes its own.
@@ -49,6 +55,23 @@ class TokenIssuer:
         if len(secret) < 16:
             raise ValueError("a token secret needs at least 16 bytes")
         self._secret = secret
+        # Derived values use a key of their own, so no derived value is ever a token's tag.
+        self._derive_key = hmac.new(secret, b"cribbage derived values v1",
+                                    hashlib.sha256).digest()
+
+    def keyed(self, message: bytes) -> bytes:
+        """32 bytes that are a function of ``message`` and the secret only: the same in
+        every process of the deployment, unpredictable without the secret (HMAC-SHA-256
+        under a key derived from the secret, distinct from the one that tags tokens)."""
+        return hmac.new(self._derive_key, message, hashlib.sha256).digest()
+
+    def derive(self, context: bytes, kind: TokenKind = "player") -> str:
+        """A token of ``kind`` whose random part is :meth:`keyed` of ``context``: a valid
+        token (:meth:`is_issued`), always the same for the same ``context`` under the same
+        secret, and as hard to guess as ``context`` and the secret together."""
+        random_part = self.keyed(b"token:" + kind.encode() + b":" + context)[:RANDOM_BYTES]
+        raw = random_part + self._tag(random_part, kind)
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
     def _tag(self, random_part: bytes, kind: TokenKind) -> bytes:
         message = KIND_PREFIX[kind] + random_part

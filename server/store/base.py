@@ -114,6 +114,10 @@ class RoomRecord:
             seat (reset when the seat acts itself).
         game_from: the version whose change started the current game (0 before the first
             game starts): the room's history of this game is the log from there.
+        request: for a room created with a client's ``request_id``, a digest of what was
+            asked for (options, settings, computers): a repeat of the request with
+            something else is refused (``request_id_reused``); ``""`` otherwise (and then
+            left out of the stored JSON).
     """
 
     id: str
@@ -129,10 +133,11 @@ class RoomRecord:
     clock: dict[str, float] = field(default_factory=dict)
     timeouts: dict[str, int] = field(default_factory=dict)
     game_from: int = 0
+    request: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready; shares ``options`` and ``state`` with the record)."""
-        return {
+        data: dict[str, Any] = {
             "id": self.id,
             "version": self.version,
             "options": self.options,
@@ -151,6 +156,9 @@ class RoomRecord:
             "timeouts": self.timeouts,
             "game_from": self.game_from,
         }
+        if self.request:
+            data["request"] = self.request
+        return data
 
     def to_json(self) -> str:
         """Compact JSON text of :meth:`to_dict`."""

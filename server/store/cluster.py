@@ -158,6 +158,12 @@ class ClusterRedisStore(RedisStore):
         confirm in time)."""
         self._refreshing: asyncio.Task[None] | None = None
         self._refreshed_at = 0.0
+        timeout = float(getattr(redis, "connection_kwargs", {}).get("socket_timeout") or 1.0)
+        self.read_deadline = 2 * timeout
+        """Seconds a read may take in all (learning the slot map when the client has none,
+        connecting, the command): twice the socket timeout, a connection and an answer.
+        Past it the read is StoreUnavailable (a frozen shard, or the client library's own
+        relaxed timeouts, must not hold a join or an HTTP request)."""
 
     def _script(self, name: str) -> AsyncScript:
         """A script of ``server/lua/``, with its ``PUBLISH`` made ``SPUBLISH`` (sharded
@@ -210,18 +216,22 @@ class ClusterRedisStore(RedisStore):
 
     async def _ready(self) -> None:
         """Make sure the client knows the slot map (the first call, or after it was
-        dropped on a failure)."""
+        dropped on a failure), within :attr:`read_deadline`."""
         try:
-            await self.redis.initialize()
+            async with asyncio.timeout(self.read_deadline):
+                await self.redis.initialize()
         except (TimeoutError, RedisError, OSError, RuntimeError) as exc:
             self.health.failed(exc)
             raise StoreUnavailable(f"no node of the cluster answers: {exc}") from exc
 
     async def _read(self, call: Callable[[], Awaitable[_T]]) -> _T:
-        """Run a read: any failure is StoreUnavailable (the node is noted if known)."""
+        """Run a read, within :attr:`read_deadline` in all: any failure is
+        StoreUnavailable (the node is noted if known). (A read cut short by the deadline
+        leaves nothing behind: redis-py drops a connection whose answer it did not read.)"""
         await self._ready()
         try:
-            result = await call()
+            async with asyncio.timeout(self.read_deadline):
+                result = await call()
         except (TimeoutError, RedisError, OSError, RuntimeError, AttributeError) as exc:
             # (AttributeError: a connection closed under the call by the client library,
             # which closes them all on CLUSTERDOWN.)

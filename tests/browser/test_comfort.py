@@ -86,7 +86,7 @@ def test_axe_finds_nothing_serious(live_server: Any, new_page: Any, axe_source: 
                                    phone: bool) -> None:
     """The start page, the rules, the table (discard, the play with a show laid out and the
     whole game open, the show review) and the replay: no serious or critical violation."""
-    page = new_page(phone=phone)
+    page = new_page(phone=phone, bypass_csp=True)  # axe is added as an inline script
     page.goto(live_server.url + "/")
     page.wait_for_selector("#your-name")
     passes = axe(page, axe_source, "start page")
@@ -142,7 +142,7 @@ def test_dark_theme_and_sounds(live_server: Any, new_page: Any, axe_source: str)
     """With prefers-color-scheme: dark the page is dark (and axe still finds nothing
     serious: contrast holds). Sounds are off by default; switched on (remembered), laying
     cards and pegging make sounds in the page with WebAudio."""
-    page = new_page(color_scheme="dark")
+    page = new_page(color_scheme="dark", bypass_csp=True)  # axe: an inline script
     # Count the sounds the page makes (oscillators and noise buffers started).
     page.add_init_script("""(() => {
       window.__sounds = 0;
@@ -160,7 +160,7 @@ def test_dark_theme_and_sounds(live_server: Any, new_page: Any, axe_source: str)
     rgb = [int(x) for x in re.findall(r"\d+", background)[:3]]
     assert sum(rgb) / 3 < 60, background
     axe(page, axe_source, "table, dark")
-    other = new_page(phone=True, color_scheme="dark")
+    other = new_page(phone=True, color_scheme="dark", bypass_csp=True)
     other.goto(live_server.url + "/")
     other.wait_for_selector("#your-name")
     axe(other, axe_source, "start page, dark, phone")

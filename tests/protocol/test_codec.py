@@ -176,6 +176,12 @@ def test_arbitrary_bytes_never_escape_protocol_error(data):
          "bad_message", "system_only"),
         ({"type": "act", "action_id": "a", "action": {"type": "fly"}}, "bad_message",
          "bad_action"),
+        # a list or a map where the action's type is expected (an outside fuzzer's find:
+        # it raised TypeError, unhashable, and the session closed with 1011)
+        ({"type": "act", "action_id": "a", "action": {"type": ["KC", "TD"]}}, "bad_message",
+         "bad_action"),
+        ({"type": "act", "action_id": "a", "action": {"type": {"answer_timeout": 1}}},
+         "bad_message", "bad_action"),
         ({"type": "act", "action_id": "a b", "action": {"type": "play", "card": "ZZ"}},
          "bad_message", "bad_action"),
     ],

@@ -231,8 +231,8 @@ def test_openapi_document_validates():
     assert report["openapi"] == "3.1.0"
     got = {(op["method"], op["path"]): op["responses"] for op in report["operations"]}
     assert got == {
-        ("post", "/api/rooms"): ["201", "400", "403", "413", "429", "500", "503"],
-        ("get", "/api/rooms/{room}"): ["200", "404", "500", "503"],
+        ("post", "/api/rooms"): ["201", "400", "403", "409", "413", "429", "500", "503"],
+        ("get", "/api/rooms/{room}"): ["200", "404", "429", "500", "503"],
         ("get", "/healthz"): ["200"],
         ("get", "/readyz"): ["200", "503"],
         ("get", "/metrics"): ["200"],

@@ -61,7 +61,7 @@ messages = st.one_of(
               st.sampled_from(CLIENT_TYPES) | texts, fields),
     st.builds(lambda aid, kind, rest: {"type": "act", "action_id": aid,
                                        "action": {**rest, "type": kind}},
-              texts, texts, fields),
+              texts, texts | values, fields),
     values,
 )
 """Plain data shaped like client messages, and anything else."""
@@ -324,3 +324,212 @@ def test_frame_bytes_unit() -> None:
     with pytest.raises(ProtocolError) as err:
         decode_client("€" * 6000, "json", max_bytes=16384)
     assert err.value.code == "frame_too_large"
+
+
+# -- a wrong shape in every field (issue 17) --------------------------------------------------
+#
+# An outside fuzzer found that an ``act`` whose ``action.type`` was a list crashed the
+# session (``TypeError: unhashable type: 'list'`` in the codec, close 1011). The property
+# below puts a value of the wrong shape — a list, a map, a number, a boolean, null, a huge
+# integer, something nested — in each field of a valid message of every type, and asserts
+# that a real server answers it with exactly the documented code and keeps the connection.
+
+TEMPLATES: dict[str, dict[str, Any]] = {
+    "hello": {"type": "hello", "name": "Probe", "token": "A" * 32, "client": "fuzz"},
+    "create_room": {
+        "type": "create_room",
+        "options": {"players": 2, "partnerships": False, "target": 61, "muggins": False,
+                    "lowball": False, "backup10": False},
+        "computers": {"1": "standard"},
+        "room": {"hints": True, "answer_window": 15.0, "takeover_grace": 60.0,
+                 "turn_seconds": 30.0},
+        "request_id": "fuzz-request-000000001",
+    },
+    "set_computer": {"type": "set_computer", "seat": 1, "level": "easy",
+                     "creator_token": "A" * 32, "room": "abcdefgh"},
+    "hint": {"type": "hint"},
+    "history": {"type": "history", "before": 5, "limit": 10, "public": False},
+    "join": {"type": "join", "room": "abcdefgh", "seat": 0, "token": "A" * 32, "since": 1},
+    "act_play": {"type": "act", "action_id": "f-1", "action": {"type": "play", "card": "5H"}},
+    "act_discard": {"type": "act", "action_id": "f-2",
+                    "action": {"type": "discard", "cards": ["5H", "TD"]}},
+    "act_announce": {"type": "act", "action_id": "f-3",
+                     "action": {"type": "announce", "points": 4}},
+    "act_answer": {"type": "act", "action_id": "f-4",
+                   "action": {"type": "answer", "call": "accept", "ref": 3}},
+    "resync": {"type": "resync", "since": 2},
+    "leave": {"type": "leave"},
+    "ping": {"type": "ping", "nonce": 9},
+}
+"""A valid message of every client type (and of every action shape), each field set."""
+
+Path = tuple[Any, ...]
+
+
+def leaves(value: Any, path: Path = ()) -> list[tuple[Path, Any]]:
+    """Every field of a template at any depth, with its value (maps and lists included:
+    a list or map where a map is expected is a wrong shape too)."""
+    found: list[tuple[Path, Any]] = [(path, value)] if path else []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found += leaves(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found += leaves(v, (*path, i))
+    return found
+
+
+NULLABLE = {("seat",), ("token",), ("since",), ("before",), ("nonce",), ("client",),
+            ("request_id",),
+            ("room",), ("action", "ref"), ("room", "answer_window"),
+            ("room", "takeover_grace"), ("room", "turn_seconds")}
+"""Fields where null is valid (for ``set_computer`` and ``join``, ``room`` is text: null is
+allowed only for ``set_computer``; see :func:`null_is_valid`)."""
+
+
+def null_is_valid(kind: str, path: Path) -> bool:
+    if path == ("room",):
+        return kind == "set_computer"
+    return path in NULLABLE and not (kind == "create_room" and path == ("room",))
+
+
+FIELDS = [(name, path, value) for name, template in TEMPLATES.items()
+          for path, value in leaves(template)]
+
+huge_ints = st.integers(2**63, 2**200) | st.integers(-(2**200), -(2**63) - 1)
+card_texts = st.sampled_from(["KC", "TD", "5H", "AS"])
+nested = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | card_texts,
+    lambda inner: st.lists(inner, min_size=1, max_size=3)
+    | st.dictionaries(st.sampled_from(["type", "card", "x"]), inner, min_size=1, max_size=2),
+    max_leaves=5,
+)
+SHAPES: dict[str, st.SearchStrategy[Any]] = {
+    "list": st.lists(card_texts | st.integers(0, 3), max_size=3),
+    "map": st.dictionaries(st.sampled_from(["type", "card", "0", "x"]),
+                           card_texts | st.integers(0, 3), max_size=2),
+    "nested": nested.filter(lambda v: isinstance(v, list | dict)),
+    "int": st.integers(-5, 5) | huge_ints,
+    "float": st.floats(allow_nan=False, allow_infinity=False) | st.just(1e300),
+    "bool": st.booleans(),
+    "null": st.none(),
+    "text": st.sampled_from(["", "x", "5H", "standard", "0", "true"]),
+}
+
+
+def wrong_shapes(kind: str, path: Path, value: Any) -> st.SearchStrategy[Any]:
+    """Values of another shape than ``value`` (what the field expects), none of them valid
+    there."""
+    names = ["list", "map", "nested", "int", "float", "bool", "null", "text"]
+    if isinstance(value, bool):
+        names.remove("bool")
+    elif isinstance(value, int):
+        names.remove("int")
+        names.append("huge")  # a whole number, but out of any range the protocol takes
+    elif isinstance(value, float):
+        names.remove("float")
+        names.remove("int")
+        names.append("huge")
+    elif isinstance(value, str):
+        names.remove("text")
+    elif isinstance(value, dict):
+        names.remove("map")
+    elif isinstance(value, list):
+        names.remove("list")
+    if null_is_valid(kind, path) or value is None:
+        names.remove("null")
+    if path == ("nonce",):
+        names.append("text")  # too long: a nonce is a 64-bit integer or up to 64 characters
+    strategies = [huge_ints if n == "huge" else SHAPES[n] for n in names]
+    if path == ("nonce",):
+        strategies[-1] = st.text(min_size=65, max_size=70)
+    return st.one_of(strategies).filter(lambda v: type(v) is not type(value))
+
+
+@st.composite
+def misshapen(draw: Any) -> tuple[str, Path, dict[str, Any]]:
+    """(template name, the path changed, the message with one field of the wrong shape)."""
+    import copy
+
+    name, path, value = draw(st.sampled_from(FIELDS))
+    message = copy.deepcopy(TEMPLATES[name])
+    target = message
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = draw(wrong_shapes(message["type"], path, value))
+    return name, path, message
+
+
+def expected_answer(message: dict[str, Any], path: Path) -> tuple[str, str]:
+    """(frame type, code) the protocol documents for this message with ``path`` wrong
+    (docs/protocol.md "Error codes", "Fine points": a malformed ``act``)."""
+    kind = message["type"]
+    if path == ("type",):
+        return "error", "bad_message"
+    if kind == "act":
+        return ("error", "bad_message") if path == ("action_id",) else ("reject", "bad_action")
+    if kind == "create_room" and len(path) >= 2:
+        return "error", "bad_options"  # a value inside options, computers or room
+    if kind == "set_computer" and path == ("level",):
+        return "error", "bad_options"
+    return "error", "bad_message"
+
+
+def seated_probe(url: str, encoding: str) -> Probe:
+    """A probe that said hello and sits at a game in progress against the computer (so a
+    frame that got past the codec would meet a room, a seat and the engine)."""
+    probe = Probe(url, encoding)
+    probe.open()
+    probe.send_plain({"type": "create_room", "options": {"players": 2, "target": 61},
+                      "computers": {"1": "standard"}})
+    created = probe.recv()
+    assert created["type"] == "room_created", created
+    probe.send_plain({"type": "join", "room": created["room"], "seat": 0})
+    while (frame := probe.recv())["type"] != "snapshot":
+        pass
+    assert frame["status"] == "playing" and frame["seat"] == 0
+    return probe
+
+
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+def test_a_wrong_shape_in_any_field_gets_its_code(make_server, encoding: str) -> None:
+    """Every field of every client message (and of every action), given a list, a map, a
+    number, a boolean, null, a huge integer or a nested value where it expects something
+    else, is answered by exactly one ``error`` or ``reject`` with the documented code (and
+    the ``act``'s ``action_id``), before the next frame's answer; the connection stays
+    open throughout (a close would end the run: the probe does not reconnect)."""
+    server = make_server(redis=False, frame_rate=0, wire_frame_rate=0, wire_bytes_rate=0)
+    probe = seated_probe(server.ws, encoding)
+    seen: set[tuple[str, Path]] = set()
+
+    @settings(max_examples=300, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(case=misshapen())
+    def run(case: tuple[str, Path, dict[str, Any]]) -> None:
+        name, path, message = case
+        seen.add((name, path))
+        frame = json_frame(message) if encoding == "json" else msgpack_frame(message)
+        outcome = probe.exchange(frame)
+        assert not isinstance(outcome, int), f"closed with {outcome} after {message!r}"
+        answers = [f for f in outcome if f["type"] in ("error", "reject")]
+        others = [f for f in outcome if f["type"] not in ("update", "presence")]
+        assert len(answers) == 1 and others == answers, (message, outcome)
+        [answer] = answers
+        assert (answer["type"], answer["code"]) == expected_answer(message, path), (
+            message, answer)
+        if answer["type"] == "reject":
+            assert answer["action_id"] == message["action_id"]
+        else:
+            ref = message["type"] if path != ("type",) else None
+            assert answer["ref"] == ref, (message, answer)
+
+    try:
+        run()
+        # and the session still plays: the seat can act
+        probe.send_plain({"type": "resync"})
+        while (frame := probe.recv())["type"] != "snapshot":
+            pass
+        assert frame["view"]["legal"], frame
+    finally:
+        probe.close()
+    assert len(seen) > len(FIELDS) // 2  # the run reached most fields

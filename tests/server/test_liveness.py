@@ -31,9 +31,12 @@ def servers(own_redis: RedisServer, tmp_path: Path) -> Iterator[list[ProcessServ
         s.stop()
 
 
-def presence_of(client: Client, seat: int) -> list[tuple[bool, bool]]:
-    return [(f["connected"], f.get("computer_standin", False)) for f in client.frames
-            if f["type"] == "presence" and f["seat"] == seat]
+def seat_state(client: Client, seat: int) -> tuple[bool, bool]:
+    """``(connected, computer_standin)`` of ``seat`` as the client knows it now: from its
+    snapshot, updates' ``seats`` and presence frames (which are coalesced and sent only
+    when the connection does not know it yet; docs/protocol.md "presence")."""
+    info = client.seats[seat]
+    return info["connected"], info["computer_standin"]
 
 
 async def play_until(client: Client, rng: random.Random, done, timeout: float = 60) -> None:
@@ -68,13 +71,13 @@ async def test_a_killed_process_loses_its_seats_and_the_game_goes_on(servers):
         room = created["room"]
         await ann.join(room, 0)
         await bob.join(room, 1)
-        await ann.wait_until(lambda c: presence_of(c, 1)[-1:] == [(True, False)], 5)
+        await ann.wait_until(lambda c: seat_state(c, 1) == (True, False), 5)
         killed = time.monotonic()
         doomed.kill()
-        await ann.wait_until(lambda c: presence_of(c, 1)[-1:] == [(False, False)], 10)
+        await ann.wait_until(lambda c: seat_state(c, 1) == (False, False), 10)
         gone_after = time.monotonic() - killed
         assert gone_after < 6, gone_after
-        await ann.wait_until(lambda c: presence_of(c, 1)[-1:] == [(False, True)], 10)
+        await ann.wait_until(lambda c: seat_state(c, 1) == (False, True), 10)
         await play_until(ann, random.Random(1), lambda c: c.status == "game_over", 90)
         summary = httpx.get(f"{alive.http}/api/rooms/{room}").json()
         assert summary["status"] == "game_over"
@@ -198,9 +201,7 @@ async def test_the_turn_clock_plays_for_an_idle_player(servers):
         await bob.wait_until(lambda c: any(e["seat"] == 1 for e in events_of(c, "timed_out")))
         mine = [e for e in events_of(bob, "timed_out") if e["seat"] == 1][0]
         assert len(mine["action"]["cards"]) == 2
-        await play_until(ann, random.Random(3),
-                         lambda c: any(f["type"] == "presence" and f["seat"] == 1
-                                       and f.get("computer_standin") for f in c.frames), 60)
+        await play_until(ann, random.Random(3), lambda c: seat_state(c, 1)[1], 60)
         standin = [f for f in ann.frames if f["type"] == "update" and any(
             e["type"] == "computer_standin" for e in f["events"])]
         assert standin and standin[0]["seats"][1]["computer_standin"]

@@ -24,8 +24,11 @@ async def test_disconnect_mid_deal_and_resume(server):
         await a.wait_until(lambda c: c.view["phase"] == "play")
         mover = players[a.view["turn"]]
         await mover.act({"type": "play", "card": mover.view["hand"][0]})
-        # b crashes (no closing handshake).
+        # b crashes (no closing handshake) — once a and the watcher know b is there
+        # (presence frames are coalesced: docs/protocol.md "presence").
         token, hand_before = b.seat_token, list(b.view["hand"])
+        for c in (a, watcher):
+            await c.wait_until(lambda c: c.seats[1]["connected"])
         await b.abort()
         p = await a.next_frame(lambda f: f["type"] == "presence" and not f["connected"])
         assert p["seat"] == 1

@@ -30,6 +30,10 @@ function stripPropertyTitles(node, keepTitle) {
   const out = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "title" && !keepTitle) continue;
+    // Conditions between fields (partnerships need 4 players, a computer's seat must
+    // exist) have no TypeScript form; json-schema-to-typescript would only rename the type.
+    if (key === "if" || key === "then" || key === "else") continue;
+    if (key === "allOf" && value.every((part) => "if" in part)) continue;
     if (key === "$defs" || key === "definitions") {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, def]) => [name, stripPropertyTitles(def, true)]));
     } else {

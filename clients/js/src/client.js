@@ -28,6 +28,10 @@ export const RECONNECT_CLOSE_CODES = Object.freeze([1000, 1001, 1005, 1006, 1011
  * same request again later". */
 export const RETRY_CODES = Object.freeze(["outcome_unknown", "store_unavailable", "busy"]);
 
+/** Faults of the connection (not answers of the server) after which `createRoom` sends its
+ * request again with the same `request_id`: the room may or may not have been made. */
+const CREATE_RETRY_FAULTS = Object.freeze(["connection_lost", "not_connected", "timeout"]);
+
 /** Request types whose `rate_limited` refusal is sent again, and the waiter list of each. */
 const LIMITED_REQUESTS = Object.freeze({
   create_room: "room_created",
@@ -224,12 +228,42 @@ export class CribbageClient {
   /**
    * Create a room (`create_room`). Resolves with the `room_created` frame; rejects with the
    * server's error code (`bad_options`, …). Does not sit down: call `join`.
+   *
+   * The request carries a `request_id` (`requestId`, else a fresh random one), so it is
+   * safe to send again: the server answers a repeat with the same room and creator token.
+   * An answer `outcome_unknown`, `store_unavailable` or `busy`, a dropped connection or no
+   * answer in time (the room may exist, or nothing was done) is sent again with the same id
+   * after a backoff (`actRetry`), up to `actRetry.maxRetries` times, each announced by a
+   * `create_retry` event; then the promise rejects with the last error.
    */
-  createRoom({ options = {}, computers, room } = {}) {
-    const message = { type: "create_room", options };
+  createRoom({ options = {}, computers, room, requestId } = {}) {
+    const message = { type: "create_room", options, request_id: requestId ?? this.newRequestId() };
     if (computers) message.computers = computers;
     if (room) message.room = room;
-    return this._request("room_created", message);
+    return this._createRoom(message);
+  }
+
+  /** A fresh `request_id` for `createRoom`: a random UUID (122 random bits). */
+  newRequestId() {
+    if (typeof globalThis.crypto?.randomUUID === "function") return globalThis.crypto.randomUUID();
+    let hex = "";
+    for (let i = 0; i < 4; i++) hex += randomPrefix();
+    return `req-${hex}`;
+  }
+
+  async _createRoom(message) {
+    const policy = this._opts.actRetry;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this._request("room_created", message);
+      } catch (err) {
+        const again = policy.codes.includes(err.code) || CREATE_RETRY_FAULTS.includes(err.code);
+        if (!again || attempt >= policy.maxRetries || this._closedForGood) throw err;
+        const delayMs = backoffDelay(attempt, policy, this._random);
+        this._events.emit("create_retry", { requestId: message.request_id, code: err.code, retry: attempt + 1, delayMs });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
   }
 
   /**

@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 
-import { OwnRedis, ServerProcess, randomPrefix, roomLog } from "./helpers/server.js";
+import { OwnRedis, ServerProcess, randomPrefix, roomIds, roomLog } from "./helpers/server.js";
 import { chooseAction, nextEvent, record, rng, testClient, waitFor } from "./helpers/play.js";
 
 let redis;
@@ -75,5 +75,43 @@ test("outcome_unknown (Redis paused) and store_unavailable (Redis stopped) are r
     );
   } finally {
     await Promise.all([host.close(), guest.close()]);
+  }
+});
+
+test("createRoom while Redis is frozen: sent again with the same request_id until it answers; one room, its computer seated once", { timeout: 40_000 }, async () => {
+  const host = testClient(server.ws, "Cy", { actRetry: { baseDelayMs: 300, maxDelayMs: 1000, maxRetries: 20 } });
+  const retries = [];
+  host.on("create_retry", (r) => retries.push(r));
+  try {
+    await host.connect();
+    // A room first: the server's write lane then keeps a connection, so the next creation
+    // is sent to the frozen Redis (and made when it thaws) — its answer is what is lost.
+    const warm = await host.createRoom({ options: { players: 2 } });
+    const before = roomIds(redis.url, prefix);
+    assert.ok(before.includes(warm.room));
+    redis.freeze();
+    let created;
+    try {
+      const pending = host.createRoom({ options: { players: 2, target: 61 }, computers: { 1: "easy" } });
+      await nextEvent(host, "create_retry");
+      await nextEvent(host, "create_retry");
+      redis.thaw();
+      created = await pending;
+    } finally {
+      redis.thaw();
+    }
+    assert.ok(retries.length >= 2, "the creation was sent again");
+    assert.equal(new Set(retries.map((r) => r.requestId)).size, 1, "always with the same request_id");
+    assert.ok(retries.some((r) => r.code === "outcome_unknown"), "a creation whose answer was lost");
+    const after = roomIds(redis.url, prefix);
+    assert.deepEqual(after.sort(), [...before, created.room].sort(), "exactly one more room");
+    assert.deepEqual(created.computers, { 1: "easy" });
+    assert.deepEqual(roomLog(redis.url, prefix, created.room).map((e) => e.version), [1], "the computer sat down once");
+    const again = await host.createRoom({ options: { players: 2, target: 61 }, computers: { 1: "easy" }, requestId: retries[0].requestId });
+    assert.equal(again.room, created.room);
+    assert.equal(again.creator_token, created.creator_token);
+    figures.push(`createRoom, Redis frozen: ${retries.map((r) => r.code).join(",")} then room_created; 1 room`);
+  } finally {
+    await host.close();
   }
 });

@@ -147,6 +147,8 @@ export interface ClientEventMap {
   reject: P.Reject;
   /** A retryable reject; the act is sent again (same id) after `delayMs`. */
   act_retry: { actionId: string; code: string; retry: number; delayMs: number };
+  /** `createRoom` sends its request again (same `request_id`) after `code`. */
+  create_retry: { requestId: string; code: string; retry: number; delayMs: number };
   /** A join answered `store_unavailable`/`outcome_unknown`/`busy` is asked again. */
   join_retry: { room: string; code: string; retry: number; delayMs: number };
   /** The client asked for a snapshot: `gap` (an update skipped a version), `patch_failed`,
@@ -250,11 +252,18 @@ export declare class CribbageClient {
   /** Close for good (1000); resolves once the socket has closed. */
   close(code?: number, reason?: string): Promise<void>;
 
+  /** Create a room. `requestId` (16..64 printable ASCII characters; default: a random
+   * UUID) makes it safe to repeat: `outcome_unknown`, `store_unavailable`, `busy`, a lost
+   * connection or no answer in time are retried with the same id (`actRetry`), and the
+   * server answers a repeat with the same room and creator token. */
   createRoom(request?: {
     options?: GameOptions;
     computers?: Record<string, "easy" | "standard">;
     room?: RoomSettingsRequest;
+    requestId?: string;
   }): Promise<P.RoomCreated>;
+  /** A fresh request id for `createRoom` (a random UUID). */
+  newRequestId(): string;
   /** Take or resume `seat` (null: watch). Remembered and resumed after reconnects.
    * `token`: the token to take or resume the seat with; `since`: the last version the app
    * saw of the room (coming back from saved state): the snapshot's `missed` events then

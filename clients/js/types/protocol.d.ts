@@ -55,6 +55,8 @@ export interface Hello {
  * fill every seat the game starts at once. ``room`` holds the room settings. A value
  * inside ``options``, ``computers`` or ``room`` that is not allowed (a target of 100, an
  * unknown level or setting) is answered ``error`` ``bad_options``, as over HTTP.
+ * ``request_id`` (optional) makes the creation safe to repeat: the same id gives the
+ * same room.
  */
 export interface CreateRoom {
   type: "create_room";
@@ -67,6 +69,10 @@ export interface CreateRoom {
     [k: string]: "easy" | "standard";
   };
   room?: RoomSettingsModel;
+  /**
+   * a random id this client chose for this request (16..64 printable ASCII characters, e.g. a UUID): the same request sent again with the same id, from any connection or over HTTP, is answered with the same room and creator token instead of making a second room (so a creation answered `outcome_unknown`, or whose answer was lost, can be sent again safely); the same id with other options, computers or room settings is refused (`request_id_reused`). Keep it secret like a token
+   */
+  request_id?: string | null;
 }
 /**
  * Options of a game (``engine.GameOptions`` as plain data).
@@ -1157,6 +1163,7 @@ export interface Error {
     | "rate_limited"
     | "too_many_rooms"
     | "too_many_joins"
+    | "request_id_reused"
   ) &
     string;
   message: string;

@@ -201,6 +201,17 @@ export class OwnRedis {
     redisPython(this.url, `r.execute_command("CLIENT", "PAUSE", ${Math.round(ms)}, ${JSON.stringify(mode)})`);
   }
 
+  /** SIGSTOP: Redis keeps its connections open and answers nothing (what it is sent
+   * waits in its socket buffers and is read after `thaw`). */
+  freeze() {
+    this.proc?.kill("SIGSTOP");
+  }
+
+  /** SIGCONT after `freeze`. */
+  thaw() {
+    this.proc?.kill("SIGCONT");
+  }
+
   /** Stop it (its data stays in the append-only file for the next start). */
   async stop() {
     const proc = this.proc;
@@ -215,6 +226,16 @@ export class OwnRedis {
     await this.stop();
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/** The ids of the rooms stored under `prefix` (their state keys). */
+export function roomIds(url, prefix) {
+  const out = redisPython(
+    url,
+    `import json\nkeys = sorted(k.decode() for k in r.scan_iter(match=${JSON.stringify(`${prefix}room:*:state`)}, count=500))\n` +
+      `print(json.dumps([k.split("{", 1)[1].split("}", 1)[0] for k in keys]))`,
+  );
+  return JSON.parse(out);
 }
 
 /** A room's log in Redis (one entry per version): `[{version, id, seat, join}]` — `id` is

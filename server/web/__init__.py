@@ -1,0 +1,2 @@
+"""What the server adds to its HTTP answers for browsers (``headers``: the security
+headers of every page and API answer)."""
