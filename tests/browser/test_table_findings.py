@@ -114,6 +114,15 @@ def test_long_names_never_break_the_layout(live_server: Any, new_page: Any, scre
         check_layout(turn, width, names if turn is first else names[::-1], button=False)
     turn.set_viewport_size({"width": 1440, "height": 900})
     turn.screenshot(path=str(screenshot_dir / f"long-names-{names[0][0]}-1440.png"))
+    # Someone opening the link: the lobby lists both names, and a phone does not scroll
+    # sideways either.
+    visitor = new_page(phone=True)
+    visitor.goto(link)
+    visitor.wait_for_selector("#lobby-full")
+    listed = visitor.eval_on_selector_all(".seat-list .seat-name", "els => els.map(e => e.title)")
+    assert listed == list(names)
+    assert visitor.evaluate(
+        "document.scrollingElement.scrollWidth <= document.documentElement.clientWidth")
 
 
 def test_a_name_that_imitates_is_refused_and_computers_are_marked(live_server: Any,
