@@ -31,8 +31,7 @@ from importlib import resources
 LANGUAGES = ("en", "da", "sv")
 """The catalogues read (the web table's languages)."""
 
-EXACT_KEYS = ("name.you", "name.you_object", "name.nobody", "name.guest", "name.computer",
-              "start.seat_you")
+EXACT_KEYS = ("name.you", "name.you_object", "name.nobody", "name.computer", "start.seat_you")
 """Catalogue labels a name may not read as, as they are."""
 
 NUMBERED_KEYS = ("name.seat", "seat.n", "name.computer_seat")

@@ -241,7 +241,7 @@ def test_a_partnership_link_shows_the_teams_to_everyone(live_server: Any, new_pa
 
 def test_lowball_unticks_and_disables_muggins(live_server: Any, new_page: Any) -> None:
     """Choosing Lowball unticks Muggins and disables it, with the reason next to it (the
-    game is played without Muggins: RULES.md §1.3); without Lowball it can be chosen again.
+    game is played without Muggins: docs/rules.md §1.3); without Lowball it can be chosen again.
     The room created says the same."""
     page = new_page()
     sent = watch_frames(page, sent=True)

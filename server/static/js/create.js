@@ -101,7 +101,7 @@ export function startPage(root) {
           "aria-describedby": off ? `${key}-off` : null,
           onchange: (e) => {
             state[key] = e.target.checked;
-            // Lowball is played without Muggins (RULES.md §1.3): choosing it unticks Muggins.
+            // Lowball is played without Muggins (docs/rules.md §1.3): choosing it unticks Muggins.
             if (key === "lowball" && state.lowball) state.muggins = false;
             render();
           },
