@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from conftest import LiveServer
 from crib_ui import act_once, create_table, hand, sit, table, watch_frames
-
-from server.settings import Settings
 
 pytestmark = pytest.mark.browser
 
@@ -158,14 +154,6 @@ def test_a_name_that_imitates_is_refused_and_computers_are_marked(live_server: A
 
 def table_is_waiting(page: Any) -> bool:
     return table(page)["status"] == "waiting"
-
-
-@pytest.fixture
-def slow_takeover_server() -> Iterator[LiveServer]:
-    """A server whose rooms give an away player 4 s before the computer takes over."""
-    server = LiveServer(Settings(bot_delay_seconds=0, takeover_grace_seconds=4.0)).start()
-    yield server
-    server.stop()
 
 
 AWAY = """(seat) => {
