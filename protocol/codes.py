@@ -43,7 +43,9 @@ CODEC_MEANINGS: dict[str, str] = {
         "hello with a name that is not a display name: blank, more than 32 characters, "
         "no visible character (only spaces or invisible fillers such as U+3164), or a "
         "control or format character (a lone zero-width joiner included), or a line or "
-        "paragraph separator (U+2028, U+2029)"
+        "paragraph separator (U+2028, U+2029); or a join taking a free seat with a name "
+        "that reads like one of the table's own labels (You, Du, Computer (standard), "
+        "Seat 2, …: docs/protocol.md, \"Seat names\")"
     ),
 }
 """Codes of :class:`protocol.codec.ProtocolError`."""
@@ -62,6 +64,11 @@ SERVER_MEANINGS: dict[str, str] = {
     "seat_taken": "the seat is held by another token",
     "already_seated": (
         "join of a free seat with a token that already holds another seat of the room"
+    ),
+    "name_taken": (
+        "join of a free seat with a name that reads like the name of another seat of the "
+        "room (compared after NFKC, case folding, look-alike letters, and without spaces "
+        "and punctuation: docs/protocol.md, \"Seat names\"); choose another name"
     ),
     "bad_token": (
         "the token does not hold that seat (or no longer does), was not issued by this "
@@ -152,7 +159,7 @@ SERVER_CODES: frozenset[str] = frozenset(SERVER_MEANINGS)
 ERROR_CODES: tuple[str, ...] = (
     "bad_frame", "frame_too_large", "bad_message", "bad_name", "hello_required",
     "already_welcomed", "not_joined", "not_seated", "hints_disabled", "room_not_found",
-    "bad_seat", "seat_taken", "already_seated", "bad_token", "not_player_token",
+    "bad_seat", "seat_taken", "already_seated", "name_taken", "bad_token", "not_player_token",
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
     "rate_limited", "too_many_rooms", "too_many_joins", "request_id_reused",
 )

@@ -364,6 +364,10 @@ class SeatInfo(_Model):
     ``standard`` for a human seat while ``computer_standin``), else null.
     ``computer_standin``: the human player has been away longer than the room's takeover
     grace and a computer plays for them until they come back.
+    ``takeover_at``: for a human seat of a game in progress whose player is away (no
+    connection, no stand-in yet), when the server's computer takes it over, in Unix
+    milliseconds; else null. While nobody at all is connected to the room the table waits
+    for its people and the time does not run (docs/protocol.md, "Presence").
     """
 
     seat: int
@@ -373,6 +377,10 @@ class SeatInfo(_Model):
     connected: bool
     level: Level | None
     computer_standin: bool
+    takeover_at: int | None = Field(
+        default=None, ge=0,
+        description="Unix ms at which the computer takes over this away seat, or null",
+    )
 
 
 class RoomSettings(_Model):
@@ -505,6 +513,9 @@ class Presence(_Model):
 
     ``computer_standin``: a ``standard`` computer plays the seat now (the player has been
     disconnected longer than the room's takeover grace); false again once the owner is back.
+    ``takeover_at``: when the computer takes over the seat that just went away (Unix ms),
+    or null (connected, already taken over, or no takeover: the game is not in progress).
+    Sent again with a new time when a person comes back to a table left by everyone.
     """
 
     type: Literal["presence"]
@@ -513,6 +524,10 @@ class Presence(_Model):
     connected: bool
     name: str | None
     computer_standin: bool
+    takeover_at: int | None = Field(
+        default=None, ge=0,
+        description="Unix ms at which the computer takes over this away seat, or null",
+    )
 
 
 class Hint(_Model):

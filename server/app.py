@@ -65,7 +65,13 @@ from .presence import Presence
 from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
 from .settings import Settings
-from .store.base import OutcomeUnknown, RoomStore, StoreError, StoreUnavailable
+from .store.base import (
+    OutcomeUnknown,
+    RoomStore,
+    StoreError,
+    StoreUnavailable,
+    takeover_times,
+)
 from .store.cluster import ClusterKeys, ClusterRedisStore
 from .store.memory import MemoryStore
 from .store.redis import RedisStore
@@ -405,6 +411,12 @@ async def room_summary(request: Request) -> Response:
     if record is None:
         return _error(404, "room_not_found", "no such room")
     presence = await services.store.presence(room_id)
+    takeovers = None
+    if record.status == "playing" and any(
+        s.kind == "human" and not s.standin and not presence.get(i) for i, s in
+        enumerate(record.seats)
+    ):
+        takeovers = takeover_times(await services.store.deadlines(room_id))
     games = int(record.state.get("game_number", 1)) - 1 if record.state else 0
     return JSONResponse(
         {
@@ -413,7 +425,7 @@ async def room_summary(request: Request) -> Response:
             "room_settings": services.service.room_settings(record),
             "status": record.status,
             "version": record.version,
-            "seats": seat_infos(record, presence),
+            "seats": seat_infos(record, presence, takeovers),
             "seats_taken": sum(1 for s in record.seats if s.taken),
             "games_played": games,
             "created": record.created,
@@ -447,15 +459,26 @@ async def openapi(request: Request) -> Response:
     return JSONResponse(openapi_document())
 
 
-async def index(request: Request) -> Response:
+async def index(request: Request, status_code: int = 200) -> Response:
     """The web client's page (``/``, ``/r/{room}``, ``/rules``, ``/replay``)."""
     page = STATIC_DIR / "index.html"
     if page.is_file():
-        return FileResponse(page, media_type="text/html")
+        return FileResponse(page, status_code=status_code, media_type="text/html")
     return PlainTextResponse(
         "cribbage-server: no web client installed; connect a client to /ws\n",
         status_code=404,
     )
+
+
+RULES_PAGES = frozenset({"standard", "backup10", "lowball", "muggins"})
+"""The rules pages the web client has (``VARIANTS`` in ``server/static/js/rules.js``)."""
+
+
+async def rules_page(request: Request) -> Response:
+    """``GET /rules/{variant}``: the page; 404 (the page says so, in the reader's language)
+    for a variant there are no rules of."""
+    known = request.path_params["variant"] in RULES_PAGES
+    return await index(request, 200 if known else 404)
 
 
 ROUTES = [
@@ -469,7 +492,7 @@ ROUTES = [
     Route("/", index, methods=["GET"]),
     Route("/r/{room}", index, methods=["GET"]),
     Route("/rules", index, methods=["GET"]),
-    Route("/rules/{variant}", index, methods=["GET"]),
+    Route("/rules/{variant}", rules_page, methods=["GET"]),
     Route("/replay", index, methods=["GET"]),
     Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
 ]

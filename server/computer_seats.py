@@ -28,6 +28,16 @@ action:
   ``takeover_grace`` later, and removed when a connection comes back. When it fires and the
   seat still has no connection, :meth:`RoomService.set_standin` commits the stand-in; the
   owner's ``join`` with the seat token (or any action of theirs) ends it.
+
+A table left by everyone waits for its people (docs/architecture.md, "A table left by
+everyone"): the computer acts for a person — a takeover, a stand-in's move, a turn clock's
+move — only while at least one seat of the room has a connection. While none has, those
+handlers park their deadline (:meth:`server.timers.Sweeper.park_unless_present`) and the
+game waits; the first connection to the room makes them due again: a takeover the room's
+full ``takeover_grace`` later (announced with its ``takeover_at``), a stand-in's move the
+bot delay later, and a turn clock that ran out meanwhile starts again from its full
+``turn_seconds`` (a commit with no events). Computer seats play their own turns as ever, so
+a game stops at the next move a person must make.
 """
 
 from __future__ import annotations
@@ -123,6 +133,10 @@ class ComputerSeats:
         room is still at the version the deadline was planned at."""
         seat = int(deadline.key)
         version = deadline.payload.get("version")
+        if deadline.payload.get("standin") and await self.sweeper.park_unless_present(
+            deadline, self.service.settings.bot_delay_seconds
+        ):
+            return
 
         def change(room: Room, now: float) -> Change | NoChange:
             record = room.record
@@ -155,6 +169,9 @@ class ComputerSeats:
         seat = int(deadline.key)
         due = deadline.payload.get("due")
         limit = self.service.settings.turn_timeouts_before_standin
+        restart = bool(deadline.payload.get("woken"))
+        if await self.sweeper.park_unless_present(deadline, 0.0):
+            return
 
         def change(room: Room, now: float) -> Change | NoChange:
             record = room.record
@@ -162,6 +179,12 @@ class ComputerSeats:
                 return NoChange()
             if record.clock.get(str(seat)) != due or record.seats[seat].automated:
                 return NoChange()
+            if restart:
+                # The clock ran out while nobody was at the table: it starts again now, with
+                # every other clock that ran out meanwhile (one version, no events).
+                late = tuple(sorted({seat} | {int(k) for k, v in record.clock.items()
+                                              if v <= now and k.isdigit()}))
+                return Change([], {"seat": seat, "clock": "restarted"}, restart=late)
             move = self._move(room, seat, "standard",
                               f"{deadline.room}:{record.version}:{seat}:clock")
             if move is None:
@@ -194,5 +217,10 @@ class ComputerSeats:
         seat = int(deadline.key)
         presence = await self.service.store.presence(deadline.room)
         if presence.get(seat, 0) > 0:
+            return
+        grace = deadline.payload.get("grace")
+        if not isinstance(grace, int | float) or isinstance(grace, bool):
+            grace = self.service.settings.takeover_grace_seconds
+        if await self.sweeper.park_unless_present(deadline, float(grace)):
             return
         await self.service.set_standin(deadline.room, seat, True, reason="away")

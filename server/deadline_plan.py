@@ -9,13 +9,16 @@ ones it makes moot, so they are written in the same atomic step as the record
   announcement is settled.
 * ``computer_turn`` (key: the seat): a seat the server's computer plays (a computer seat, or
   a human's seat during a stand-in) has something to do; due the bot delay after the change,
-  carrying the version it was planned at (a firing for an older version does nothing).
-  Cleared when that seat has nothing left to do.
+  carrying the version it was planned at (a firing for an older version does nothing) and,
+  for a stand-in, ``"standin": true`` (its move waits while nobody is at the table:
+  ``server.computer_seats``). Cleared when that seat has nothing left to do.
 * ``turn_clock`` (key: the seat): the room has a turn clock (room setting ``turn_seconds``)
   and a human seat has something to do (play, discard, announce or answer); due
   ``turn_seconds`` after the seat's turn began. The seat's clock restarts when the seat
   acts, or when it had nothing to do before, or when its task changed (a new deal, phase or
-  announcement); otherwise it keeps running. Cleared when the seat has nothing to do.
+  announcement), or when the change restarts it (a person came back to a table left by
+  everyone: the clock that ran out meanwhile starts again); otherwise it keeps running.
+  Cleared when the seat has nothing to do.
 
 (``takeover`` deadlines are not made by commits but by presence: ``server.presence``.)
 """
@@ -103,6 +106,7 @@ def plan(
     turn_seconds: float | None = None,
     before: engine.GameState | None = None,
     actor: int | None = None,
+    restart: tuple[int, ...] = (),
 ) -> Plan:
     """The deadlines to store and to clear with the commit of ``record``, and its clock.
 
@@ -116,6 +120,7 @@ def plan(
         turn_seconds: the room's turn clock in seconds, or None for none.
         before: the game state the change started from (None if the game just started).
         actor: the seat whose own action this change is, or None.
+        restart: seats whose turn clock starts again now (as if they had acted).
 
     Returns:
         A :class:`Plan`; everything empty for a change that leaves nothing timed.
@@ -139,9 +144,11 @@ def plan(
         work = has_work(state, seat)
         if info.automated:
             if work:
+                payload: dict[str, Any] = {"version": record.version}
+                if info.kind == "human":
+                    payload["standin"] = True
                 sets.append(
-                    Deadline(record.id, COMPUTER_TURN, now + bot_delay, str(seat),
-                             {"version": record.version})
+                    Deadline(record.id, COMPUTER_TURN, now + bot_delay, str(seat), payload)
                 )
             else:
                 clear.append(f"{COMPUTER_TURN}|{seat}")
@@ -153,6 +160,7 @@ def plan(
         if (
             due is None
             or seat == actor
+            or seat in restart
             or before is None
             or not has_work(before, seat)
             or task_of(before, seat) != task_of(state, seat)

@@ -33,7 +33,7 @@ import engine
 from . import frames
 from .broker import Broker
 from .rooms import RoomService
-from .store.base import RoomRecord, StoreError
+from .store.base import RoomRecord, StoreError, takeover_times
 from .views import VersionData, seat_infos
 
 if TYPE_CHECKING:
@@ -62,6 +62,8 @@ class LocalRoom:
         self.room_id = room_id
         self.sessions: set[Session] = set()
         self.presence: dict[int, int] = {}
+        self.takeovers: dict[int, int] = {}
+        """Seat -> when the computer takes over that away seat (Unix ms), as last told."""
         self.versions: OrderedDict[int, VersionData] = OrderedDict()
         self._latest: VersionData | None = None
         self.catching_up = False
@@ -124,8 +126,8 @@ class LocalRoom:
                    default=self.latest_version)
 
     def seats(self, record: RoomRecord) -> list[dict[str, Any]]:
-        """Seat facts with this process's view of presence."""
-        return seat_infos(record, self.presence)
+        """Seat facts with this process's view of presence (and of takeover times)."""
+        return seat_infos(record, self.presence, self.takeovers)
 
     def seat_held(self, seat: int) -> bool:
         """Whether a local session holds ``seat``."""
@@ -176,6 +178,8 @@ class LocalRooms:
                     raise
                 with contextlib.suppress(StoreError):
                     local.presence = await self.service.store.presence(room_id)
+                    local.takeovers = takeover_times(
+                        await self.service.store.deadlines(room_id))
             local.sessions.add(session)
             return local
 
@@ -235,6 +239,11 @@ class LocalRooms:
             seat = int(msg["seat"])
             connected = bool(msg.get("connected"))
             local.presence[seat] = 1 if connected else 0
+            at = msg.get("takeover_at")
+            if isinstance(at, int | float) and not connected:
+                local.takeovers[seat] = int(at)
+            else:
+                local.takeovers.pop(seat, None)
             self._presence(local, seat, connected)
 
     def _deliver(self, local: LocalRoom, data: VersionData) -> None:
@@ -244,6 +253,7 @@ class LocalRooms:
             if event.get("type") == "computer_standin":
                 seat = int(event["seat"])
                 active = bool(event.get("active"))
+                local.takeovers.pop(seat, None)  # taken over, or back
                 # A stand-in starts or ends: tell the table (presence carries the flag).
                 self._presence(local, seat, local.presence.get(seat, 0) > 0)
                 info = data.record.seats[seat] if 0 <= seat < len(data.record.seats) else None
@@ -282,9 +292,11 @@ class LocalRooms:
         record = latest.record if latest is not None else None
         for seat in sorted(changed):
             info = record.seats[seat] if record and 0 <= seat < len(record.seats) else None
+            connected = local.presence.get(seat, 0) > 0
+            standin = bool(info and info.standin)
             frame = frames.presence(
-                local.room_id, seat, local.presence.get(seat, 0) > 0,
-                info.name if info else None, bool(info and info.standin),
+                local.room_id, seat, connected, info.name if info else None, standin,
+                None if connected or standin else local.takeovers.get(seat),
             )
             for session in list(local.sessions):
                 session.on_presence(frame)
@@ -335,6 +347,9 @@ class LocalRooms:
             return False
         with contextlib.suppress(StoreError):
             presence = await self.service.store.presence(room_id)
+            if any(presence.get(s, 0) != local.presence.get(s, 0)
+                   for s in set(presence) | set(local.presence)):
+                local.takeovers = takeover_times(await self.service.store.deadlines(room_id))
             for seat in set(presence) | set(local.presence):
                 now_on = presence.get(seat, 0) > 0
                 was_on = local.presence.get(seat, 0) > 0

@@ -163,9 +163,11 @@ def protocol_error(exc: ProtocolError) -> dict[str, Any]:
 
 
 def presence(
-    room: str, seat: int, connected: bool, name: str | None, standin: bool
+    room: str, seat: int, connected: bool, name: str | None, standin: bool,
+    takeover_at: int | None = None,
 ) -> dict[str, Any]:
-    """``presence``: a seat's connection state (or a computer's stand-in) changed."""
+    """``presence``: a seat's connection state (or a computer's stand-in, or when the
+    computer takes over the away seat: ``takeover_at``, Unix ms) changed."""
     return {
         "type": "presence",
         "room": room,
@@ -173,6 +175,7 @@ def presence(
         "connected": connected,
         "name": name,
         "computer_standin": standin,
+        "takeover_at": takeover_at,
     }
 
 

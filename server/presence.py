@@ -7,6 +7,12 @@ count drift, and a process's entries always say what it holds. A seat's presence
 over owners; when that sum crosses 0 the store publishes a ``presence`` message and stores
 (or removes) the seat's ``takeover`` deadline in the same atomic step.
 
+A table left by everyone waits for its people: while no seat of a room has a connection,
+the deadlines that would make the server's computer act for a person are parked
+(``Sweeper.park_unless_present``); the write that gives the room a connection again wakes
+them in the same atomic step (``RoomStore.set_presence``), whichever write it is — a join, a
+re-assertion after a stall.
+
 An owner keeps a registration alive with a heartbeat every third of
 ``presence_lease_seconds``. A process that dies stops heartbeating; every other process
 looks for expired owners on each beat, and one of them (the one whose atomic claim wins)
@@ -93,7 +99,8 @@ class Presence:
         seats = self.counts.setdefault(room_id, {})
         seats[seat] = seats.get(seat, 0) + 1
         await self._ensure_registered(room_id)
-        await self.store.set_presence(room_id, self.owner, {seat: seats[seat]})
+        await self.store.set_presence(room_id, self.owner, {seat: seats[seat]},
+                                      now=self.service.clock())
 
     async def disconnect(self, room_id: str, seat: int, record: RoomRecord | None) -> None:
         """A connection of this process no longer holds ``seat`` of the room.
@@ -119,7 +126,8 @@ class Presence:
             deadline = self.service.takeover_deadline(record, seat, self.service.clock())
             if deadline is not None:
                 takeovers[seat] = deadline
-        await self.store.set_presence(room_id, self.owner, {seat: left}, takeovers=takeovers)
+        await self.store.set_presence(room_id, self.owner, {seat: left}, takeovers=takeovers,
+                                      now=self.service.clock())
 
     async def _ensure_registered(self, room_id: str) -> None:
         """Add the room to this owner's rooms in the store before any presence is written
@@ -174,7 +182,8 @@ class Presence:
         self._registered = set(rooms)
         for room_id in rooms:
             seats = dict(self.counts.get(room_id, {}))
-            await self.store.set_presence(room_id, self.owner, seats, full=True)
+            await self.store.set_presence(room_id, self.owner, seats, full=True,
+                                          now=self.service.clock())
 
     async def reap(self) -> int:
         """Remove the presence of owners that stopped heartbeating (dead processes): each
@@ -203,7 +212,7 @@ class Presence:
                     continue
                 takeovers = self.service.takeovers(record, self.service.clock())
                 await self.store.set_presence(room_id, owner, {}, full=True,
-                                              takeovers=takeovers)
+                                              takeovers=takeovers, now=self.service.clock())
             await self.store.forget_owner(owner)
             log.info("reaped the presence of stopped server process %s (%d rooms)", owner,
                      len(rooms))
@@ -220,7 +229,7 @@ class Presence:
                 record, _ = await self.store.load(room_id)
                 takeovers = self.service.takeovers(record, now) if record else {}
                 await self.store.set_presence(room_id, self.owner, {s: 0 for s in seats},
-                                              takeovers=takeovers)
+                                              takeovers=takeovers, now=now)
             except StoreError:
                 return
         self.counts.clear()

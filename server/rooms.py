@@ -49,6 +49,7 @@ import engine
 
 from . import room_settings
 from .deadline_plan import ANSWER_TIMEOUT, COMPUTER_TURN, TAKEOVER, answer_marker_of, plan
+from .names import imitated_label, same_name
 from .settings import Settings
 from .store.base import (
     Commit,
@@ -118,7 +119,8 @@ class RoomError(Exception):
 
     Attributes:
         code: ``room_not_found``, ``bad_seat``, ``seat_taken``, ``bad_token``,
-            ``already_seated``, ``not_started``, ``bad_options``, ``busy``,
+            ``already_seated``, ``bad_name``, ``name_taken``, ``not_started``,
+            ``bad_options``, ``busy``,
             ``action_id_reused``; ``conflict`` only from :meth:`RoomService.act` with
             ``expected_version`` (the room moved on).
         message: human-readable.
@@ -225,6 +227,8 @@ class Change:
         actor: the seat whose own action this is (restarts its turn clock), or None.
         timeouts: the new ``RoomRecord.timeouts`` (default: unchanged).
         clear: deadline slots (``"<kind>|<key>"``) to remove besides the planned ones.
+        restart: seats whose turn clock starts again with this change
+            (``server.deadline_plan.plan``).
         result: what :meth:`RoomService.transact` returns as ``Outcome.result``.
     """
 
@@ -235,6 +239,7 @@ class Change:
     actor: int | None = None
     timeouts: dict[str, int] | None = None
     clear: tuple[str, ...] = ()
+    restart: tuple[int, ...] = ()
     result: Any = None
 
 
@@ -586,6 +591,7 @@ class RoomService:
             turn_seconds=turn_seconds,
             before=room.state if turn_seconds else None,
             actor=change.actor,
+            restart=change.restart,
         )
         if planned.clock != new.clock:
             new = new.evolve(clock=planned.clock)
@@ -858,7 +864,10 @@ class RoomService:
 
         Raises:
             RoomError: ``room_not_found``, ``bad_seat``, ``seat_taken``, ``bad_token``,
-                ``already_seated``, ``busy``. StoreUnavailable, OutcomeUnknown.
+                ``already_seated``, ``busy``; taking a free seat, ``bad_name`` (the name
+                reads like one of the table's own labels, ``server.names.imitated_label``)
+                or ``name_taken`` (it reads like another seat's name,
+                ``server.names.same_name``). StoreUnavailable, OutcomeUnknown.
         """
         token_hash = hash_token(token)
 
@@ -881,6 +890,17 @@ class RoomService:
             if any(s.kind == "human" and s.token_hash == token_hash for s in record.seats):
                 raise RoomError(
                     "already_seated", "this token already holds a seat in this room"
+                )
+            if imitated_label(name):
+                raise RoomError(
+                    "bad_name", f"{name!r} reads like one of the table's own labels "
+                    "(You, Computer, Seat 2, …, in English, Danish or Swedish); choose "
+                    "another name",
+                )
+            if any(s.taken and s.name and same_name(s.name, name) for s in record.seats):
+                raise RoomError(
+                    "name_taken", f"another seat at this table is already called {name!r} "
+                    "(or a name that reads the same); choose another name",
                 )
             seats = list(record.seats)
             seats[seat] = SeatRecord(name=name, token_hash=token_hash, kind="human")
@@ -1088,7 +1108,7 @@ class RoomService:
         if info.kind != "human" or info.standin or record.status != "playing":
             return None
         grace = float(self.room_settings(record)["takeover_grace"])
-        return Deadline(record.id, TAKEOVER, now + grace, str(seat))
+        return Deadline(record.id, TAKEOVER, now + grace, str(seat), {"grace": grace})
 
     def takeovers(self, record: RoomRecord, now: float) -> dict[int, Deadline]:
         """:meth:`takeover_deadline` of every seat that has one."""

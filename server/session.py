@@ -676,8 +676,8 @@ class Session:
         self._advance(data.version, view)
 
     def _remember_seats(self, seats: list[dict[str, Any]]) -> None:
-        self._told = {s["seat"]: (s["connected"], s["name"], s["computer_standin"])
-                      for s in seats}
+        self._told = {s["seat"]: (s["connected"], s["name"], s["computer_standin"],
+                                  s.get("takeover_at")) for s in seats}
 
     def on_presence(self, frame: dict[str, Any]) -> None:
         """A seat's presence changed (``server.fanout`` coalesces these per room): forward
@@ -685,7 +685,8 @@ class Session:
         ``seats`` or an earlier frame): no frame that tells nothing new."""
         if self._joining:
             return
-        told = (frame["connected"], frame["name"], frame["computer_standin"])
+        told = (frame["connected"], frame["name"], frame["computer_standin"],
+                frame.get("takeover_at"))
         if self._told.get(frame["seat"]) == told:
             return
         self._told[frame["seat"]] = told

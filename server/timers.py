@@ -16,6 +16,12 @@ register with :meth:`Sweeper.register`.
 Deadlines are written with the commit that makes them due (``server.deadline_plan``); the
 sweeper is told of the ones this process stored (:meth:`Sweeper.wake_at`) so it does not
 wait for its next tick, and finds the others' on its regular sweeps.
+
+A table left by everyone waits for its people: a handler about to make the server's
+computer act for a person calls :meth:`Sweeper.park_unless_present` first, which sets the
+deadline aside while no seat of the room has a connection; the next connection to the room
+makes it due again (``RoomStore.park_unless_present``, docs/architecture.md "A table left by
+everyone").
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from collections.abc import Awaitable, Callable
 
 from .rooms import ANSWER_TIMEOUT, RoomService, answer_marker
 from .settings import Settings
-from .store.base import Claim, Deadline, RoomRecord, RoomStore, StoreError
+from .store.base import Claim, Deadline, RoomRecord, RoomStore, StoreError, park
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +61,10 @@ class Sweeper:
         """Deadlines left to run again because the store failed under their handler."""
         self.lateness: list[float] = []
         """How late (seconds after due) the last deadlines ran, newest last."""
+        self.parked = 0
+        """Deadlines set aside since start because nobody was at their table."""
+        self._held: dict[str, list[Claim]] = {}
+        """Deadline member -> the claim its running handler holds (renewals replace it)."""
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
@@ -117,6 +127,8 @@ class Sweeper:
         """
         handler = self.handlers.get(claim.deadline.kind)
         held = [claim]
+        member = claim.deadline.member
+        self._held[member] = held
         renew = asyncio.create_task(self._renew(held, self.settings.deadline_lease_seconds))
         try:
             if handler is None:
@@ -134,6 +146,8 @@ class Sweeper:
             log.exception("deadline %s failed", claim.deadline.member)
         finally:
             renew.cancel()
+            if self._held.get(member) is held:
+                del self._held[member]
         try:
             await self.store.complete(held[0])
         except StoreError:
@@ -151,6 +165,37 @@ class Sweeper:
             if renewed is None:
                 return  # rescheduled or taken by someone else: nothing left to hold
             held[0] = renewed
+
+    async def park_unless_present(self, deadline: Deadline, resume_after: float) -> bool:
+        """Before the server's computer acts for a person: if nobody is connected to the
+        room, set this (running) deadline aside until someone is, atomically
+        (``RoomStore.park_unless_present``).
+
+        Args:
+            deadline: the deadline whose handler is running now.
+            resume_after: seconds after the next connection to the room at which it is due
+                again (the takeover grace, the bot delay, 0 for a turn clock).
+
+        Returns:
+            True when the handler must do nothing now (parked, or the deadline was
+            rescheduled meanwhile), False when a person is connected (go on). A deadline
+            this sweeper is not running (a handler called directly) is never parked.
+
+        Raises:
+            StoreError: the store failed (the lease brings the deadline back).
+        """
+        held = self._held.get(deadline.member)
+        if held is None:
+            return False
+        until = self.service.clock() + float(self.settings.room_ttl_seconds)
+        outcome = await self.store.park_unless_present(
+            held[0], park(deadline, resume_after, until)
+        )
+        if outcome == "parked":
+            self.parked += 1
+            log.info("nobody at table %s: deadline %s waits for its people", deadline.room,
+                     deadline.slot)
+        return outcome != "present"
 
     async def run(self) -> None:
         """Sweep until :meth:`stop` (or cancellation)."""

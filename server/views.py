@@ -33,22 +33,30 @@ def turn_clock(record: RoomRecord) -> dict[str, int]:
     return {seat: int(round(due * 1000)) for seat, due in record.clock.items()}
 
 
-def seat_infos(record: RoomRecord, presence: dict[int, int]) -> list[dict[str, Any]]:
+def seat_infos(
+    record: RoomRecord, presence: dict[int, int], takeovers: dict[int, int] | None = None
+) -> list[dict[str, Any]]:
     """Public seat facts of a room, as ``SeatInfo`` plain data: ``{"seat", "taken", "name",
-    "kind", "connected", "level", "computer_standin"}`` (``level``: a computer seat's level,
-    or ``standard`` for a human seat while a computer stands in for it)."""
-    return [
-        {
+    "kind", "connected", "level", "computer_standin", "takeover_at"}`` (``level``: a
+    computer seat's level, or ``standard`` for a human seat while a computer stands in for
+    it; ``takeover_at``: from ``takeovers``, seat -> Unix ms at which the computer takes
+    over the away seat, for a disconnected human seat without a stand-in, else None)."""
+    takeovers = takeovers or {}
+    out = []
+    for i, s in enumerate(record.seats):
+        connected = presence.get(i, 0) > 0
+        away = s.kind == "human" and not s.standin and not connected
+        out.append({
             "seat": i,
             "taken": s.taken,
             "name": s.name,
             "kind": s.kind,
-            "connected": presence.get(i, 0) > 0,
+            "connected": connected,
             "level": s.playing_level,
             "computer_standin": s.standin,
-        }
-        for i, s in enumerate(record.seats)
-    ]
+            "takeover_at": takeovers.get(i) if away else None,
+        })
+    return out
 
 
 @dataclass

@@ -148,3 +148,27 @@ def test_every_server_code_has_a_text() -> None:
     assert library, "no codes found in errors.js"
     missing = sorted(code for code in library if f"code.{code}" not in en)
     assert not missing, missing
+
+
+def test_danish_and_swedish_read_as_players_write_them() -> None:
+    """Danish writes the definite crib "cribben", as the Danish variant pages write "crib"
+    (never "crib'en"); the end of the play is said as players say it, not translated word
+    for word ("Spillet med kortene er slut"); and no text of the table needs an emoji or
+    symbol font (⏱, ✓: empty boxes on a device without one). (The replay page's words are
+    its own, ``replay.*``.)"""
+    da, sv = catalogue("da"), catalogue("sv")
+    danish = " ".join(t for v in da.values() for t in texts(v))
+    assert "crib'en" not in danish and "cribben" in danish
+    assert "Spillet med kortene er slut" not in danish
+    assert da["log.play_over"] == "Alle kort er spillet."
+    swedish = " ".join(t for v in sv.values() for t in texts(v))
+    assert "Spelet med korten är slut" not in swedish
+    assert sv["log.play_over"] == "Alla kort är spelade."
+    symbol = re.compile("[\u2300-\u23ff\u25a0-\u25ff\u2700-\u27bf\u2b00-\u2bff"
+                        "\U0001f000-\U0001faff\ufe0f]")
+    for lang in LANGS:
+        for key, value in catalogue(lang).items():
+            if key.startswith("replay."):
+                continue
+            for text in texts(value):
+                assert not symbol.search(text), (lang, key, text)

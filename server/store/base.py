@@ -355,10 +355,68 @@ def update_message(commit: Commit) -> dict[str, Any]:
     }
 
 
-def presence_message(room: str, seat: int, connected: bool) -> dict[str, Any]:
-    """The message published when a seat's presence crosses zero, as plain data:
-    ``{"t": "p", "room", "seat", "connected"}`` (listeners add the seat's name)."""
-    return {"t": "p", "room": room, "seat": seat, "connected": connected}
+def presence_message(
+    room: str, seat: int, connected: bool, takeover_at: int | None = None
+) -> dict[str, Any]:
+    """The message published when a seat's presence crosses zero (or its takeover deadline
+    is stored again when a person comes back to an empty table), as plain data:
+    ``{"t": "p", "room", "seat", "connected"}`` plus ``"takeover_at"`` (Unix ms) when a
+    ``takeover`` deadline was stored for the seat in the same step (listeners add the seat's
+    name)."""
+    message: dict[str, Any] = {"t": "p", "room": room, "seat": seat, "connected": connected}
+    if takeover_at is not None:
+        message["takeover_at"] = takeover_at
+    return message
+
+
+def due_ms(due: float) -> int:
+    """A due time (Unix seconds) as the wire gives it: Unix milliseconds, rounded."""
+    return int(due * 1000 + 0.5)
+
+
+ParkOutcome = Literal["present", "moved", "parked"]
+"""What :meth:`RoomStore.park_unless_present` did: ``present`` (a person is connected to
+the room: nothing done, the handler goes on), ``moved`` (the deadline was rescheduled or
+taken since the claim: nothing done, nothing to do) or ``parked``."""
+
+
+def park(deadline: Deadline, resume_after: float, until: float) -> Deadline:
+    """The parked copy of a claimed deadline, set aside while nobody is at the table
+    (docs/architecture.md, "A table left by everyone").
+
+    Its due time is ``until`` (far: the room expires first, normally); its payload keeps the
+    original one and adds ``"parked": resume_after`` (seconds) and ``"wake": [head, tail]``,
+    the deadline's JSON text split where its due time goes: when a person connects to the
+    room again the store writes ``head + <now + resume_after> + tail`` in its place (the
+    original payload plus ``"woken": true``), in the same atomic step as the presence (so
+    ``server/lua/presence.lua`` needs no JSON encoder and no float survives a re-encoding).
+    """
+    payload = {k: v for k, v in deadline.payload.items() if k not in ("parked", "wake")}
+    woken = {**payload, "woken": True}
+    head = jsontext.dumps({"room": deadline.room, "kind": deadline.kind})[:-1] + ',"due":'
+    tail = f',"key":{jsontext.dumps(deadline.key)},"payload":{jsontext.dumps(woken)}}}'
+    return Deadline(deadline.room, deadline.kind, until, deadline.key,
+                    {**payload, "parked": float(resume_after), "wake": [head, tail]})
+
+
+def woken(parked: Deadline, now: float) -> Deadline | None:
+    """The deadline a parked one (:func:`park`) becomes when a person comes back at Unix
+    time ``now``; None for a deadline that is not parked."""
+    wake = parked.payload.get("wake")
+    after = parked.payload.get("parked")
+    if not isinstance(wake, list) or len(wake) != 2 or not isinstance(after, int | float):
+        return None
+    return Deadline.from_json(f"{wake[0]}{float(now + after)!r}{wake[1]}")
+
+
+def takeover_times(deadlines: list[Deadline]) -> dict[int, int]:
+    """Seat -> the due time (Unix ms) of its pending ``takeover`` deadline, from a room's
+    deadlines (parked ones left out: they wait for a person to come back)."""
+    out: dict[int, int] = {}
+    for d in deadlines:
+        if d.kind == "takeover" and "parked" not in d.payload and d.key.isdigit():
+            out[int(d.key)] = due_ms(d.due)
+    return out
 
 
 PresenceCounts = dict[int, int]
@@ -429,6 +487,7 @@ class RoomStore(ABC):
         *,
         full: bool = False,
         takeovers: dict[int, Deadline] | None = None,
+        now: float | None = None,
     ) -> PresenceCounts | None:
         """Write ``owner``'s connection counts for seats of a room, atomically.
 
@@ -443,7 +502,17 @@ class RoomStore(ABC):
                 above 0 has its ``takeover`` deadline removed.
 
         A seat whose total crosses 0 (either way) gets a :func:`presence_message` on the
-        room's channel, in the same atomic step.
+        room's channel, in the same atomic step (with ``takeover_at`` when its takeover
+        deadline was stored).
+
+        A person back at an empty table: when the room's total over all seats goes from 0
+        to more, every *parked* deadline of the room (:meth:`park_unless_present`) is made
+        due again, ``now`` plus its ``parked`` seconds, as :func:`woken` gives it; a parked
+        ``takeover`` is announced with a :func:`presence_message` (``connected`` false,
+        ``takeover_at``). All in the same atomic step.
+
+        Args:
+            now: Unix time of the write (for woken deadlines; default: the store's clock).
 
         Returns:
             The totals per seat after the write, or None when the room does not exist.
@@ -524,8 +593,24 @@ class RoomStore(ABC):
         """Remove a claimed deadline, unless it was rescheduled meanwhile."""
 
     @abstractmethod
+    async def park_unless_present(self, claim: Claim, parked: Deadline) -> ParkOutcome:
+        """Atomically: if no seat of the room has a connection and the claimed deadline's
+        slot still holds ``claim``, put ``parked`` (:func:`park`) in its place.
+
+        A table left by everyone waits for its people: a handler that would make the
+        server's computer act for a person (a takeover, a stand-in's move, a turn clock)
+        parks its deadline instead of acting while nobody is there, and the next
+        connection to the room wakes it (:meth:`set_presence`). Checking presence and
+        parking in one step means a person who connects meanwhile is never missed: either
+        the park sees them (``present``) or their connection wakes the parked deadline.
+
+        Returns:
+            ``present``, ``moved`` or ``parked`` (:data:`ParkOutcome`).
+        """
+
+    @abstractmethod
     async def deadlines(self, room_id: str) -> list[Deadline]:
-        """The room's pending deadlines (for tests and debugging)."""
+        """The room's pending deadlines (claimed ones too; parked ones included)."""
 
     # -- the rest --------------------------------------------------------------------------
     async def token_secret(self) -> bytes:

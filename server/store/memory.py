@@ -33,11 +33,14 @@ from .base import (
     CommitResult,
     Deadline,
     Done,
+    ParkOutcome,
     PresenceCounts,
     RoomRecord,
     RoomStore,
     counts_as_done,
+    due_ms,
     presence_message,
+    woken,
 )
 from .health import StoreHealth
 
@@ -240,6 +243,7 @@ class MemoryStore(RoomStore):
         *,
         full: bool = False,
         takeovers: dict[int, Deadline] | None = None,
+        now: float | None = None,
     ) -> PresenceCounts | None:
         """See :meth:`RoomStore.set_presence`."""
         room = self._get(room_id)
@@ -259,12 +263,30 @@ class MemoryStore(RoomStore):
         for seat in sorted(set(before) | set(after)):
             if (seat in before) == (seat in after):
                 continue
-            self.broker.deliver(room_id, presence_message(room_id, seat, seat in after))
+            takeover = None
             if seat in after:
                 self._deadlines.pop(f"{room_id}|takeover|{seat}", None)
             elif takeovers and seat in takeovers:
-                self._put(takeovers[seat])
+                takeover = takeovers[seat]
+                self._put(takeover)
+            self.broker.deliver(room_id, presence_message(
+                room_id, seat, seat in after, due_ms(takeover.due) if takeover else None))
+        if not before and after:
+            self._wake(room_id, self._clock() if now is None else now)
         return after
+
+    def _wake(self, room_id: str, now: float) -> None:
+        """A person is back at an empty table: the room's parked deadlines are due again
+        (:func:`server.store.base.woken`); a woken takeover is announced."""
+        prefix = f"{room_id}|"
+        for _, parked in [e for m, e in self._deadlines.items() if m.startswith(prefix)]:
+            again = woken(parked, now)
+            if again is None:
+                continue
+            self._put(again)
+            if again.kind == "takeover" and again.key.isdigit():
+                self.broker.deliver(room_id, presence_message(
+                    room_id, int(again.key), False, due_ms(again.due)))
 
     async def presence(self, room_id: str) -> PresenceCounts:
         """See :meth:`RoomStore.presence`."""
@@ -361,6 +383,17 @@ class MemoryStore(RoomStore):
         entry = self._deadlines.get(claim.deadline.member)
         if entry is not None and entry[0] == claim.lease:
             del self._deadlines[claim.deadline.member]
+
+    async def park_unless_present(self, claim: Claim, parked: Deadline) -> ParkOutcome:
+        """See :meth:`RoomStore.park_unless_present`."""
+        room = self._get(claim.deadline.room)
+        if room is not None and room.totals():
+            return "present"
+        entry = self._deadlines.get(claim.deadline.member)
+        if entry is None or entry[0] != claim.lease:
+            return "moved"
+        self._put(parked)
+        return "parked"
 
     async def deadlines(self, room_id: str) -> list[Deadline]:
         """See :meth:`RoomStore.deadlines`."""

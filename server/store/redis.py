@@ -66,6 +66,7 @@ from .base import (
     Deadline,
     Done,
     OutcomeUnknown,
+    ParkOutcome,
     PresenceCounts,
     RoomRecord,
     RoomStore,
@@ -124,6 +125,7 @@ class RedisStore(RoomStore):
         self._presence = self._script("presence.lua")
         self._claim = self._script("claim.lua")
         self._complete = self._script("complete.lua")
+        self._park = self._script("park.lua")
         self._schedule = self._script("schedule.lua")
         self._extend = self._script("extend.lua")
         self._heartbeat = self._script("owner_heartbeat.lua")
@@ -368,6 +370,7 @@ class RedisStore(RoomStore):
         *,
         full: bool = False,
         takeovers: dict[int, Deadline] | None = None,
+        now: float | None = None,
     ) -> PresenceCounts | None:
         """See :meth:`RoomStore.set_presence` (one script call, ``presence.lua``)."""
         args = jsontext.dumps({
@@ -380,7 +383,8 @@ class RedisStore(RoomStore):
                 *self._dl_keys(room_id)]
         after = await self._write(
             self._presence, keys,
-            [owner, args, self.channel(room_id), self.ttl, room_id],
+            [owner, args, self.channel(room_id), self.ttl, room_id,
+             "" if now is None else repr(float(now))],
         )
         if not after:
             return None
@@ -496,6 +500,17 @@ class RedisStore(RoomStore):
             self._dl_keys(claim.deadline.room),
             [claim.deadline.slot, repr(float(claim.lease)), claim.deadline.room],
         )
+
+    async def park_unless_present(self, claim: Claim, parked: Deadline) -> ParkOutcome:
+        """See :meth:`RoomStore.park_unless_present` (one script call, ``park.lua``)."""
+        room = claim.deadline.room
+        outcome = await self._write(
+            self._park,
+            [self.key(room, "presence"), *self._dl_keys(room)],
+            [claim.deadline.slot, repr(float(claim.lease)), repr(float(parked.due)),
+             parked.to_json(), self.ttl, room],
+        )
+        return str(outcome)  # type: ignore[return-value]
 
     async def deadlines(self, room_id: str) -> list[Deadline]:
         """See :meth:`RoomStore.deadlines`."""

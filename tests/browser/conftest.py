@@ -92,6 +92,15 @@ def quick_takeover_server() -> Iterator[LiveServer]:
     server.stop()
 
 
+@pytest.fixture
+def slow_takeover_server() -> Iterator[LiveServer]:
+    """Like ``live_server``, but an away player's seat is taken over after 4 s (long enough
+    to watch the countdown on the felt)."""
+    server = LiveServer(Settings(bot_delay_seconds=0, takeover_grace_seconds=4.0)).start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Headless Debian Chromium (one per test module; closed before other tests run)."""

@@ -28,6 +28,9 @@ DRAW = """async ([view, names]) => {
   host.replaceChildren(board(view, makeNames(seats, view, null), { lowball: false }));
   const svg = document.querySelector('#board-svg');
   const box = svg.getBoundingClientRect();
+  const least = (els, size) => Math.min(...[...els].map(size));
+  const width = (e) => e.getBoundingClientRect().width;
+  const font = (e) => parseFloat(getComputedStyle(e).fontSize);
   const at = (sel) => [...svg.querySelectorAll(sel)].map((c) => ({
     hole: Number(c.dataset.hole),
     side: c.dataset.side === undefined ? null : Number(c.dataset.side),
@@ -41,7 +44,12 @@ DRAW = """async ([view, names]) => {
     back: at('.peg.back'), skunk: [...svg.querySelectorAll('.skunk-line')].map((l) => ({
       after: Number(l.dataset.after), kind: l.dataset.kind, x: Number(l.getAttribute('x1')),
       y1: Number(l.getAttribute('y1')), y2: Number(l.getAttribute('y2')) })),
-    width: box.width, page: document.documentElement.clientWidth,
+    width: box.width, page: document.documentElement.clientWidth, per: Number(svg.dataset.perRow),
+    holePx: least(svg.querySelectorAll('.lane .hole[data-hole]'), width),
+    pegPx: least(svg.querySelectorAll('.peg.front'), width),
+    backPx: least(svg.querySelectorAll('.peg.back'), width),
+    scorePx: least(document.querySelectorAll('#board-host .legend-score strong'), font),
+    namePx: least(document.querySelectorAll('#board-host .legend-name'), font),
     colours: [...svg.querySelectorAll('.peg.front')].map((p) => getComputedStyle(p).fill),
   };
 }"""
@@ -96,7 +104,10 @@ def test_the_board_at_0_mid_game_the_skunk_line_and_121(live_server: Any, new_pa
     assert skunk["skunk"]["y1"] < y90 < skunk["skunk"]["y2"]
     x60, _ = hole(d, 0, 60)
     x59, _ = hole(d, 0, 59)
-    assert skunk["double"]["x"] < x60 < x59  # street 2 runs back, right to left
+    if (60 - 1) // d["per"] % 2:  # desktop: street 2 runs back, right to left
+        assert skunk["double"]["x"] < x60 < x59
+    else:  # phone, rows of 20: the third row runs left to right and ends at 60
+        assert skunk["double"]["x"] > x60 > x59
 
     # Mid-game: front pegs in the holes of the scores, back pegs where they were.
     d = draw(page, view(121, [47, 33], [40, 29], 2), names)
@@ -135,9 +146,13 @@ def test_the_board_at_0_mid_game_the_skunk_line_and_121(live_server: Any, new_pa
     assert [(s["after"], s["kind"]) for s in d["skunk"]] == [(30, "skunk")]
     front = {p["side"]: p for p in d["front"]}
     assert (front[0]["x"], front[0]["y"]) == (d["game"][0]["x"], d["game"][0]["y"])
-    # 30 ends the first street, before the line; 31 starts the second, back past it.
-    assert front[1]["y"] < d["skunk"][0]["y2"] < front[2]["y"]
-    assert front[1]["x"] < d["skunk"][0]["x"] and front[2]["x"] < d["skunk"][0]["x"]
+    if d["per"] == 30:
+        # 30 ends the first street, before the line; 31 starts the second, back past it.
+        assert front[1]["y"] < d["skunk"][0]["y2"] < front[2]["y"]
+        assert front[1]["x"] < d["skunk"][0]["x"] and front[2]["x"] < d["skunk"][0]["x"]
+    else:
+        # Rows of 20: 30 and 31 share the second row (it runs back), the line between them.
+        assert front[2]["x"] < d["skunk"][0]["x"] < front[1]["x"]
     assert len(set(d["colours"])) == 4
     assert all(p["inside"] for p in d["front"] + d["back"])
 
@@ -152,3 +167,50 @@ def test_the_board_at_0_mid_game_the_skunk_line_and_121(live_server: Any, new_pa
         arg=list(target_xy))
     back = {p["side"]: p for p in d["back"]}
     assert (back[0]["x"], back[0]["y"]) == hole(d, 0, 10)
+
+
+def test_the_back_peg_never_stands_ahead_of_the_front_peg(live_server: Any,
+                                                          new_page: Any) -> None:
+    """Back-up 10 moves a side back: 4 → 0 and 35 → 25. The back peg (where the score came
+    from) would stand ahead of the front peg; it stands just behind it instead — in the
+    second start hole at 0 — and a forward move still leaves it where the score came from."""
+    page = new_page()
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("main")
+    d = draw(page, view(121, [0, 25], [4, 35], 1), ["Anna", "Ben"])
+    front = {p["side"]: p for p in d["front"]}
+    back = {p["side"]: p for p in d["back"]}
+    assert front[0]["hole"] == 0 and back[0]["hole"] == 0  # both at the start
+    assert (back[0]["x"], back[0]["y"]) != (front[0]["x"], front[0]["y"])
+    assert front[1]["hole"] == 25 and back[1]["hole"] == 24
+    assert (back[1]["x"], back[1]["y"]) == hole(d, 1, 24)
+    for side in (0, 1):
+        assert back[side]["hole"] <= front[side]["hole"]
+    d = draw(page, view(121, [31, 30], [25, 22], 2), ["Anna", "Ben"])
+    back = {p["side"]: p for p in d["back"]}
+    assert back[0]["hole"] == 25 and back[1]["hole"] == 22
+
+
+def test_the_board_is_legible_on_a_phone(live_server: Any, new_page: Any,
+                                         screenshot_dir: Path) -> None:
+    """At 390 px the board is drawn in rows of 20 holes: a hole at least 5 px across, a
+    front peg at least 9 px, the scores beside it in text of 16 px or more, and nothing
+    past the page's edge (the picture is kept: board-phone.png). On a desktop the streets
+    keep their 30 holes."""
+    page = new_page(phone=True)
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("main")
+    d = draw(page, view(121, [47, 33], [40, 29], 1), ["Anna", "Ben"])
+    assert d["per"] == 20
+    assert d["holePx"] >= 5, d["holePx"]
+    assert d["pegPx"] >= 9 and d["backPx"] >= 7, (d["pegPx"], d["backPx"])
+    assert d["scorePx"] >= 16 and d["namePx"] >= 16, (d["scorePx"], d["namePx"])
+    assert d["width"] <= d["page"]
+    assert all(p["inside"] for p in d["front"] + d["back"] + d["game"])
+    numbers = sorted(h["hole"] for h in d["holes"])
+    assert numbers == sorted(list(range(0, 121)) * 2)
+    page.locator("#board-host .board").screenshot(path=str(screenshot_dir / "board-phone.png"))
+    desktop = new_page()
+    desktop.goto(live_server.url + "/")
+    desktop.wait_for_selector("main")
+    assert draw(desktop, view(121, [47, 33], [40, 29], 1), ["Anna", "Ben"])["per"] == 30

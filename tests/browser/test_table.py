@@ -71,10 +71,13 @@ def test_two_people_play_a_whole_game(live_server: Any, new_page: Any,
     if "table-phone.png" not in shots:
         ben.screenshot(path=str(screenshot_dir / "table-phone.png"))
 
-    # Rematch: same seats, a new game.
+    # Rematch: same seats, a new game — and the last game's result is off the board.
     anna.click("#rematch")
     anna.wait_for_selector("#table[data-game='2'][data-phase=discard]")
     ben.wait_for_selector("#table[data-game='2'][data-phase=discard]")
+    for page in (anna, ben):
+        assert page.locator(".board-lines .line-over").count() == 0
+        assert "win" not in page.inner_text(".board-panel")
 
 
 def test_a_reload_mid_deal_resumes_the_same_seat(live_server: Any, new_page: Any) -> None:
@@ -147,19 +150,40 @@ def test_one_person_against_the_computer_with_backup10(live_server: Any, new_pag
     me.screenshot(path=str(screenshot_dir / "backup10-game-over.png"), full_page=True)
 
 
+BACKUP_LINES = """() => {
+  const shown = document.querySelector('#show-h, #review-h');
+  const deal = shown ? (shown.dataset.deal ?? shown.closest('[data-deal]')?.dataset.deal) : null;
+  return { deal, lines: [...document.querySelectorAll('.board-lines .line-backup')].map((l) =>
+    ({ deal: l.dataset.deal, text: l.innerText })) };
+}"""
+
+
 def _play_against_the_computer(me: Any) -> None:
+    """Until a back-up line has shown under the board. At every step the lines under the
+    board are the back-ups of the deal whose show is on the table only (old ones do not
+    pile up: the whole story is in the play-by-play)."""
     me.wait_for_selector("#table[data-phase=discard]")
+    seen: list[str] = []
+
+    def only_this_deal() -> None:
+        got = me.evaluate(BACKUP_LINES)
+        for line in got["lines"]:
+            assert line["deal"] == got["deal"], got
+            seen.append(line["text"])
+        assert len(got["lines"]) <= 2, got  # a hand and a crib at most, for one player
+
     for game in range(1, 4):
-        play_until_game_over([me], choose_discard=weakest_hand_discard, timeout=60)
+        play_until_game_over([me], choose_discard=weakest_hand_discard, timeout=60,
+                             on_step=only_this_deal)
         assert me.locator(".board-lines .line-over").count() >= 1
-        if me.locator(".board-lines .line-backup").count():
+        if seen:
             break
         # Not one zero hand in a whole game (rare): play another.
         version = table(me)["version"]
         me.click("#rematch")
         wait_for_change(me, version)
         me.wait_for_selector(f"#table[data-game='{game + 1}']")
-    text = me.inner_text(".board-lines")
+    text = " ".join(seen)
     assert "scored nothing" in text and "back" in text
 
 
@@ -357,8 +381,12 @@ def test_the_turn_clock_counts_down_and_the_computer_moves_for_an_idle_player(
     sit(ben, link, "Ben", seat=1)
     anna.wait_for_selector("#table[data-phase=discard]")
     chip = anna.wait_for_selector(".player[data-seat='0'] .chip.clock")
-    assert re.fullmatch(r"⏱ [0-3] s", chip.inner_text().strip())
+    assert re.fullmatch(r"[0-3] s", chip.inner_text().strip())
+    assert anna.locator(".player[data-seat='0'] .chip.clock svg[data-icon=clock]").count() == 1
     assert anna.locator(".player[data-seat='1'] .chip.clock").count() == 1
+    # By the hand, and Ben's under the status line.
+    assert re.fullmatch(r"[0-3] s for your move", anna.inner_text("#my-clock .turn-timer-text"))
+    assert re.fullmatch(r"Ben: [0-3] s", anna.inner_text(".clocks-line [data-clock-seat='1']"))
     # Ben lays away; Anna does nothing and her clock runs out.
     act_once(ben)
     anna.wait_for_selector("text=Your time ran out: the computer made your move.",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 from crib_wire import seat_players
@@ -144,3 +146,21 @@ def test_security_headers_on_every_answer(make_server):
             wsclient.connect(server.ws)
     assert refused.value.response.status_code == 429
     assert refused.value.response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_rules_pages_and_an_unknown_one(server):
+    """Each rules page the web client has answers 200 with the page; any other
+    ``/rules/<name>`` answers 404 — still the page, which says so in the reader's language
+    (tests/browser/test_table_details.py)."""
+    from server.app import RULES_PAGES
+
+    script = (Path(__file__).resolve().parents[2] / "server" / "static" / "js" / "rules.js")
+    listed = script.read_text(encoding="utf-8").split("VARIANTS = [", 1)[1].split("]", 1)[0]
+    assert {v.strip().strip('"') for v in listed.split(",")} == RULES_PAGES
+    for path in ("/rules", *(f"/rules/{v}" for v in sorted(RULES_PAGES))):
+        r = httpx.get(server.http + path)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), path
+    for path in ("/rules/nonsense", "/rules/Muggins", "/rules/back-up-10"):
+        r = httpx.get(server.http + path)
+        assert r.status_code == 404, path
+        assert r.headers["content-type"].startswith("text/html") and "/static/js/main.js" in r.text

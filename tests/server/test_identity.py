@@ -9,6 +9,7 @@ import pytest
 from crib_wire import events_of
 
 from protocol.client import Client, ClientError
+from server.names import imitated_label
 from server.tokens import TokenIssuer
 
 FORGED = "BBBBBBBBBBBBBBBBBBBBBB"
@@ -160,3 +161,52 @@ def test_room_ids_are_letters_and_digits() -> None:
     ids = {new_room_id() for _ in range(2000)}
     assert len(ids) == 2000
     assert all(re.fullmatch(r"[A-Za-z0-9]{10}", i) for i in ids)
+
+
+IMITATIONS = [
+    # another seat's name, as it reads (case, width, spaces, punctuation, look-alikes)
+    ("Ann", "name_taken"), ("ANN", "name_taken"), ("Ａｎｎ", "name_taken"),
+    ("A n n.", "name_taken"), ("Аnn", "name_taken"),  # a Cyrillic А
+    # the table's own labels, in English, Danish and Swedish
+    ("You", "bad_name"), ("du", "bad_name"), ("Dig", "bad_name"),
+    ("Computer (standard)", "bad_name"), ("computer(easy)", "bad_name"),
+    ("Ｃｏｍｐｕｔｅｒ", "bad_name"), ("Computer 2", "bad_name"), ("Dator 3", "bad_name"),
+    ("Computeren", "bad_name"), ("Datorn", "bad_name"), ("Seat 2", "bad_name"),
+    ("Plads 1", "bad_name"), ("Plats 4", "bad_name"), ("team A", "bad_name"),
+    ("hold B", "bad_name"), ("Computerspiller (let)", "bad_name"),
+    ("dator · lätt", "bad_name"), ("Ben (you)", "bad_name"), ("Ben (dig)", "bad_name"),
+    ("Ben (du)", "bad_name"), ("nobody", "bad_name"), ("ingen", "bad_name"),
+]
+
+
+async def test_a_seat_name_cannot_pass_for_a_label_or_another_seat(server) -> None:
+    """Ann sits; a second person may not take the free seat under a name that reads like
+    hers, nor like one of the table's own labels in any of its languages (docs/protocol.md,
+    "Seat names"); each refusal changes nothing, and an honest name then sits. Watching
+    under any name is fine."""
+    ann = await Client.connect(server.ws, name="Ann")
+    created = await ann.create_room({"players": 2})
+    room = created["room"]
+    await ann.join(room, 0)
+    version = ann.version
+    others: list[Client] = []
+    try:
+        for name, code in IMITATIONS:
+            other = await Client.connect(server.ws, name=name)
+            others.append(other)
+            with pytest.raises(ClientError) as refused:
+                await other.join(room, 1)
+            assert refused.value.code == code, name
+        watcher = await Client.connect(server.ws, name="You")
+        others.append(watcher)
+        assert (await watcher.join(room, None))["seat"] is None
+        assert ann.version == version
+        for fine in ("Thank you", "Anna", "Hold fast", "Søren", "Guest", "Ｗ" * 32):
+            assert not imitated_label(fine), fine
+        ben = await Client.connect(server.ws, name="Ben")
+        others.append(ben)
+        snap = await ben.join(room, 1)
+        assert [s["name"] for s in snap["seats"]] == ["Ann", "Ben"]
+    finally:
+        for c in (ann, *others):
+            await c.close()

@@ -88,6 +88,55 @@ async def test_a_killed_process_loses_its_seats_and_the_game_goes_on(servers):
         await bob.close()
 
 
+async def test_a_table_whose_process_died_waits_for_its_people(servers):
+    """Ann and Bob are both on the process that is killed: once its presence is reaped the
+    table has nobody, and it waits — no takeover, no move, for several times the grace.
+    Bob comes back on the other process: Ann's seat is taken over a grace later (told in
+    ``takeover_at``), and Bob plays the game to its end."""
+    alive, doomed = servers
+    ann = await Client.connect(doomed.ws, name="Ann")
+    bob = await Client.connect(doomed.ws, name="Bob")
+    bob_again = None
+    try:
+        created = await ann.request(
+            {"type": "create_room", "options": {"players": 2, "target": 61},
+             "room": {"takeover_grace": 1}},
+            lambda f: f["type"] in ("room_created", "error"),
+        )
+        room = created["room"]
+        await ann.join(room, 0)
+        await bob.join(room, 1)
+        await ann.wait_until(lambda c: c.status == "playing", 5)
+        doomed.kill()
+
+        def summary() -> dict:
+            return httpx.get(f"{alive.http}/api/rooms/{room}").json()
+
+        end = time.monotonic() + 10
+        while any(s["connected"] for s in summary()["seats"]):
+            assert time.monotonic() < end, "the dead process's presence was not reaped"
+            await asyncio.sleep(0.2)
+        version = summary()["version"]
+        await asyncio.sleep(4)  # four times the grace
+        seen = summary()
+        assert seen["version"] == version, "the game went on with nobody at the table"
+        assert not any(s["computer_standin"] for s in seen["seats"])
+        bob_again = await Client.connect(alive.ws, name="Bob", token=bob.player_token)
+        back = time.time()
+        await bob_again.join(room, 1)
+        await bob_again.wait_until(lambda c: any(
+            f["type"] == "presence" and f["seat"] == 0 and f.get("takeover_at")
+            for f in c.frames) or bool(c.seats[0].get("takeover_at")), 5)
+        await bob_again.wait_until(lambda c: seat_state(c, 0) == (False, True), 10)
+        assert time.time() - back >= 0.9
+        await play_until(bob_again, random.Random(5), lambda c: c.status == "game_over", 90)
+        assert not bob_again.problems
+    finally:
+        for c in (ann, bob, bob_again):
+            if c is not None:
+                await c.close()
+
+
 async def test_after_a_redis_restart_every_process_catches_up(servers, own_redis):
     """Redis restarts (down 0.1 s). Bob acts on the other process as soon as it can: Ann's
     process had lost its subscription meanwhile, yet Ann gets the change within seconds,

@@ -16,6 +16,7 @@ from server.deadline_plan import TAKEOVER
 from server.presence import Presence
 from server.rooms import RoomService
 from server.settings import Settings
+from server.store.base import Deadline, park, takeover_times
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
 
@@ -128,6 +129,54 @@ async def test_a_seat_left_empty_gets_its_takeover_atomically(setup):
     # A connection comes back: the takeover goes, in the same write.
     await store.set_presence(room, "B", {1: 1})
     assert [d for d in await store.deadlines(room) if d.kind == TAKEOVER] == []
+
+
+async def test_a_deadline_parked_while_nobody_is_there_wakes_with_the_first_connection(setup):
+    """Parking checks presence and the claim in one step; the first connection to the empty
+    room makes every parked deadline due again (``now`` + its ``parked`` seconds, the payload
+    kept and marked ``woken``) and announces a woken takeover with its ``takeover_at``."""
+    store, clock, listen = setup
+    service = RoomService(store, Settings(), clock=clock)
+    room, _ = await playing_room(service)
+    record, _ = await store.load(room)
+    seen = await listen(room)
+    await store.set_presence(room, "A", {0: 1, 1: 1})
+    takeover = service.takeover_deadline(record, 1, clock.now)
+    await store.set_presence(room, "A", {1: 0}, takeovers={1: takeover}, now=clock.now)
+    clock.now += 30
+    (claim,) = [c for c in await store.claim_due(clock.now, clock.now + 5)
+                if c.deadline.kind == TAKEOVER]
+    far = clock.now + 86400
+    # Seat 0 is still connected: nothing is parked, the handler goes on.
+    assert await store.park_unless_present(claim, park(claim.deadline, 30, far)) == "present"
+    await store.set_presence(room, "A", {0: 0}, now=clock.now)
+    # Rescheduled since the claim (another takeover stored): not parked over it.
+    other = Deadline(room, TAKEOVER, clock.now + 1, "1", {"grace": 30.0})
+    await store.schedule(other)
+    assert await store.park_unless_present(claim, park(claim.deadline, 30, far)) == "moved"
+    (claim,) = [c for c in await store.claim_due(clock.now + 1, clock.now + 6)
+                if c.deadline.kind == TAKEOVER]
+    assert await store.park_unless_present(claim, park(claim.deadline, 30, far)) == "parked"
+    await store.complete(claim)  # the sweeper completes the claim: the parked copy stays
+    (parked,) = await store.deadlines(room)
+    assert parked.payload["parked"] == 30 and parked.payload["grace"] == 30.0
+    assert not await store.claim_due(clock.now + 3600, clock.now + 3605)
+    # Someone comes back at the empty table: due again, 30 s from now, announced.
+    clock.now += 1000
+    await store.set_presence(room, "B", {0: 1}, now=clock.now)
+    (again,) = await store.deadlines(room)
+    assert (again.kind, again.key, again.due) == (TAKEOVER, "1", clock.now + 30)
+    assert again.payload == {"grace": 30.0, "woken": True}
+    await settle()
+    told = [m for m in seen.messages if m.get("t") == "p" and m["seat"] == 1
+            and not m["connected"]]
+    assert told[0]["takeover_at"] == round((clock.now - 1000) * 1000)
+    assert told[-1] == {"t": "p", "room": room, "seat": 1, "connected": False,
+                        "takeover_at": round((clock.now + 30) * 1000)}
+    # A second connection wakes nothing more (the room was not empty).
+    await store.set_presence(room, "C", {0: 1}, now=clock.now + 5)
+    assert [d.due for d in await store.deadlines(room)] == [clock.now + 30]
+    assert takeover_times(await store.deadlines(room)) == {1: round((clock.now + 30) * 1000)}
 
 
 async def test_a_dead_process_is_reaped_and_a_stalled_one_comes_back(setup):

@@ -347,6 +347,10 @@ export interface Snapshot {
  * ``standard`` for a human seat while ``computer_standin``), else null.
  * ``computer_standin``: the human player has been away longer than the room's takeover
  * grace and a computer plays for them until they come back.
+ * ``takeover_at``: for a human seat of a game in progress whose player is away (no
+ * connection, no stand-in yet), when the server's computer takes it over, in Unix
+ * milliseconds; else null. While nobody at all is connected to the room the table waits
+ * for its people and the time does not run (docs/protocol.md, "Presence").
  */
 export interface SeatInfo {
   seat: number;
@@ -356,6 +360,10 @@ export interface SeatInfo {
   connected: boolean;
   level: ("easy" | "standard") | null;
   computer_standin: boolean;
+  /**
+   * Unix ms at which the computer takes over this away seat, or null
+   */
+  takeover_at?: number | null;
 }
 /**
  * What one seat (or a spectator) may see: ``engine.view(state, seat)``.
@@ -1117,6 +1125,9 @@ export interface Reject {
  *
  * ``computer_standin``: a ``standard`` computer plays the seat now (the player has been
  * disconnected longer than the room's takeover grace); false again once the owner is back.
+ * ``takeover_at``: when the computer takes over the seat that just went away (Unix ms),
+ * or null (connected, already taken over, or no takeover: the game is not in progress).
+ * Sent again with a new time when a person comes back to a table left by everyone.
  */
 export interface Presence {
   type: "presence";
@@ -1125,6 +1136,10 @@ export interface Presence {
   connected: boolean;
   name: string | null;
   computer_standin: boolean;
+  /**
+   * Unix ms at which the computer takes over this away seat, or null
+   */
+  takeover_at?: number | null;
 }
 /**
  * Answer to ``leave``: this connection no longer follows ``room``.
@@ -1153,6 +1168,7 @@ export interface Error {
     | "bad_seat"
     | "seat_taken"
     | "already_seated"
+    | "name_taken"
     | "bad_token"
     | "not_player_token"
     | "bad_options"

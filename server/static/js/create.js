@@ -54,7 +54,7 @@ export function startPage(root) {
     }
     const body = {
       options: {
-        players, partnerships, target: Number(state.target), muggins: state.muggins,
+        players, partnerships, target: Number(state.target), muggins: state.muggins && !state.lowball,
         lowball: state.lowball, backup10: state.backup10,
       },
       // The answer window and the takeover grace are the server's defaults; the table
@@ -91,14 +91,23 @@ export function startPage(root) {
       }),
       h("span", {}, label, help ? h("small", {}, help) : null));
 
-  const check = (key, label, help, rules) =>
+  // `off`: why the option cannot be chosen now (it is shown unticked and disabled, and the
+  // reason is its description), or null.
+  const check = (key, label, help, rules, off = null) =>
     h("div", { class: "choice-box" },
-      h("label", { class: "choice" },
+      h("label", { class: ["choice", off && "disabled"] },
         h("input", {
-          type: "checkbox", checked: state[key], "data-key": key, name: key,
-          onchange: (e) => { state[key] = e.target.checked; render(); },
+          type: "checkbox", checked: off ? false : state[key], "data-key": key, name: key, disabled: Boolean(off),
+          "aria-describedby": off ? `${key}-off` : null,
+          onchange: (e) => {
+            state[key] = e.target.checked;
+            // Lowball is played without Muggins (docs/rules.md §1.3): choosing it unticks Muggins.
+            if (key === "lowball" && state.lowball) state.muggins = false;
+            render();
+          },
         }),
-        h("span", {}, label, h("small", {}, help))),
+        h("span", {}, label, h("small", {}, help),
+          off ? h("small", { class: "muggins-off", id: `${key}-off` }, off) : null)),
       rules ? h("a", { class: "choice-rules", href: `/rules/${rules}` }, t("start.rules_of", { variant: label })) : null);
 
   function seatRows() {
@@ -118,7 +127,6 @@ export function startPage(root) {
   }
 
   function render() {
-    const lowballMuggins = state.lowball && state.muggins;
     document.title = t("title.page");
     replaceKeepingFocus(root, h("div", {}, topBar(), h("main", { class: "start" },
       h("h1", {}, t("start.title")),
@@ -142,11 +150,11 @@ export function startPage(root) {
         h("fieldset", {},
           h("legend", {}, t("start.variants")),
           h("div", { class: "choices" },
-            check("muggins", t("variant.muggins"), t("start.muggins_help"), "muggins"),
+            check("muggins", t("variant.muggins"), t("start.muggins_help"), "muggins",
+              state.lowball ? t("start.lowball_muggins") : null),
             check("lowball", t("variant.lowball"), t("start.lowball_help"), "lowball"),
             check("backup10", t("variant.backup10"), t("start.backup10_help"), "backup10"),
             check("hints", t("start.hints"), t("start.hints_help"))),
-          lowballMuggins ? h("p", { class: "note" }, t("start.lowball_muggins")) : null,
           h("p", { class: "note" }, h("a", { href: "/rules/standard" }, t("start.rules_standard")))),
         h("div", { class: "field" },
           h("label", { for: "turn-clock" }, t("start.turn_clock")),

@@ -18,7 +18,7 @@ onLanguageChange(label);
 
 const path = location.pathname;
 const room = path.match(/^\/r\/([A-Za-z0-9_-]{4,32})\/?$/);
-const rules = path.match(/^\/rules(?:\/([a-z0-9]+))?\/?$/);
+const rules = path.match(/^\/rules(?:\/([^/]+))?\/?$/);
 if (room) roomPage(root, room[1]);
 else if (rules) rulesPage(root, rules[1] || "standard");
 else if (/^\/replay\/?$/.test(path)) {

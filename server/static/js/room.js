@@ -12,13 +12,14 @@
 // The page re-renders whole on every change (the DOM is small) and keeps keyboard focus
 // across renders (dom.js).
 import { CribbageClient, RETRY_CODES } from "../vendor/cribbage-client/index.js";
-import { board } from "./board.js";
+import { COMPACT_QUERY, board } from "./board.js";
 import { cardBack, cardEl, cardShort, cardsShort, sortCards } from "./cards.js";
 import {
   backupLine, capitalize, codeText, describeOptions, gameOverLines, logLine, makeNames, sayShow,
 } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { formatList, formatNumber, onLanguageChange, t } from "./i18n.js";
+import { icon } from "./icons.js";
 import { topBar } from "./layout.js";
 import { downloadReplay, fetchReplay, replayPanel } from "./replay.js";
 import { play as playSound } from "./sound.js";
@@ -34,6 +35,10 @@ const TOO_LATE = new Set([
 ]);
 /** Join errors after which the stored seat is not ours any more. */
 const SEAT_LOST = new Set(["seat_taken", "bad_token", "bad_seat", "already_seated"]);
+/** Join errors about the name (docs/protocol.md "Seat names"): choose another, then sit. */
+const NAME_REFUSED = new Set(["bad_name", "name_taken"]);
+/** Seconds left under which a turn clock is said aloud once, and drawn urgent. */
+const CLOCK_URGENT = 10;
 
 function wsUrl() {
   return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
@@ -67,7 +72,6 @@ export function roomPage(root, roomId) {
     wholeGame: false,
     replay: null, // {data, step} while watching the replay in the page
     replayBusy: false,
-    lastResult: null, // {game, result}: the previous game's result while a rematch starts
     greeted: false,
   };
   let lobbyTimer = null;
@@ -133,7 +137,6 @@ export function roomPage(root, roomId) {
       if (state.seat === null) story.addLocal(frame.version, t("log.watching"), "presence");
       else story.addLocal(frame.version, t("log.at_seat", { n: state.seat + 1 }), "presence", state.seat);
     }
-    if (state.view?.result) state.lastResult = { game: state.view.game_number, result: state.view.result };
     fillStory(client);
   }
 
@@ -178,7 +181,6 @@ export function roomPage(root, roomId) {
         state.answerDeadline = Date.now() + Number(state.roomInfo.answer_window || DEFAULT_ANSWER_WINDOW) * 1000;
         state.announce = "";
       } else if (ev.type === "muggins_result") state.answerDeadline = null;
-      else if (ev.type === "game_over") state.lastResult = { game: v?.game_number, result: ev };
     }
     if (v && !wasMyMove && myMove()) sound = "turn";
     if (sound) playSound(sound);
@@ -202,6 +204,16 @@ export function roomPage(root, roomId) {
       state.mode = "missing";
       return;
     }
+    if (NAME_REFUSED.has(code)) {
+      // The name cannot sit at this table: back to the lobby, the name box ready.
+      updateRoom(roomId, { seat: null, seatToken: null, autoSit: null });
+      state.client?.close();
+      state.client = null;
+      state.message = { kind: "error", text: codeText(code) };
+      state.focusName = true;
+      showLobby();
+      return;
+    }
     if (SEAT_LOST.has(code)) {
       // The stored seat is not ours any more (or someone took the seat first).
       updateRoom(roomId, { seat: null, seatToken: null });
@@ -215,7 +227,7 @@ export function roomPage(root, roomId) {
   }
 
   function onClientError(e) {
-    if (e.ref === "join") {
+    if (e.ref === "join" || (e.ref === "hello" && NAME_REFUSED.has(e.code))) {
       onJoinError(e);
       return;
     }
@@ -340,12 +352,21 @@ export function roomPage(root, roomId) {
     const atBottom = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
     replaceKeepingFocus(root, page);
     document.title = pageTitle();
+    if (state.focusName && state.mode === "lobby") {
+      const box = root.querySelector("#lobby-name");
+      if (box) {
+        state.focusName = false;
+        box.focus();
+        box.select();
+      }
+    }
     // Keep the play-by-play scrolled to the newest line, unless the reader scrolled up.
     const newLog = root.querySelector(".log");
     if (newLog && atBottom) newLog.scrollTop = newLog.scrollHeight;
     // A running Muggins answer window or turn clock: redraw every second for the countdown.
     const clocks = Object.values(state.view?.turn_clock || {});
-    const ticking = !state.replay && ((state.answerDeadline && state.answerDeadline > Date.now()) || clocks.length > 0);
+    const takeovers = state.mode === "table" && awaySeats().some((x) => x.takeover_at && !x.computer_standin);
+    const ticking = !state.replay && ((state.answerDeadline && state.answerDeadline > Date.now()) || clocks.length > 0 || takeovers);
     if (ticking && !tickTimer) tickTimer = setInterval(render, 1000);
     if (!ticking && tickTimer) { clearInterval(tickTimer); tickTimer = null; }
   }
@@ -401,6 +422,31 @@ export function roomPage(root, roomId) {
     return seat.name;
   }
 
+  /** A computer seat, marked so that no name can pass for it: a drawn computer and the
+   * catalogue's words (names reading like them are refused, docs/protocol.md "Seat names"). */
+  function computerTag(seat) {
+    return h("span", { class: "computer-tag", "data-computer": seat.seat, "data-presence": "computer" },
+      icon("computer"), seatKindText(seat));
+  }
+
+  /** A person's name, whole in the title and to assistive technology, cut with an
+   * ellipsis where it does not fit. */
+  function nameEl(text, cls = "seat-name") {
+    return h("span", { class: cls, title: text }, text);
+  }
+
+  /** "Seat 1", and in partnerships "Seat 1 · team A" (partners sit opposite). */
+  function seatLabel(seat, options) {
+    return options?.partnerships ? `${t("seat.n", { n: seat + 1 })} · ${t("team.name", { team: seat % 2 ? "B" : "A" })}`
+      : t("seat.n", { n: seat + 1 });
+  }
+
+  /** For a partnership table: who plays with whom, before anyone picks a seat. */
+  function teamsNote(options) {
+    if (!options?.partnerships) return null;
+    return h("p", { class: "teams-note", id: "teams-note" }, t("lobby.teams"));
+  }
+
   function lobbyPage() {
     const s = state.summary;
     const seats = s?.seats || [];
@@ -425,12 +471,13 @@ export function roomPage(root, roomId) {
             })),
           messageEl(),
           h("h2", { id: "lobby-seats-h" }, t("lobby.seats")),
-          h("ul", { class: "seat-list" }, seats.map((seat) => h("li", {},
-            h("span", { class: "seat-label" }, t("seat.n", { n: seat.seat + 1 })),
+          teamsNote(s?.options),
+          h("ul", { class: "seat-list" }, seats.map((seat) => h("li", { "data-seat": seat.seat, "data-team": s.options?.partnerships ? (seat.seat % 2 ? "B" : "A") : null },
+            h("span", { class: "seat-label" }, seatLabel(seat.seat, s.options)),
             seat.kind === "computer"
-              ? h("span", {}, seatKindText(seat))
+              ? computerTag(seat)
               : seat.taken
-                ? h("span", {}, seat.name, seat.connected ? "" : ` ${t("lobby.away")}`)
+                ? h("span", { class: "seat-who" }, nameEl(seat.name), seat.connected ? "" : ` ${t("lobby.away")}`)
                 : h("button", { type: "button", class: "primary", onclick: () => sit(seat.seat), "data-key": `sit-${seat.seat}`,
                   "data-seat": seat.seat }, t("lobby.sit_here")),
             !seat.taken && seat.kind !== "computer" && state.creatorToken ? computerPicker(seat.seat) : null))),
@@ -484,6 +531,8 @@ export function roomPage(root, roomId) {
             h("h2", { id: "felt-h", class: "sr-only" }, t("table.title")),
             scoreStrip(v, names),
             statusLine(v, names),
+            othersClocks(v, names),
+            awayNotice(v, names),
             messageEl(),
             reviewing() ? showReview(v, names) : [cutForDeal(v, names), playArea(v, names), myArea(v, names)]),
           h("section", { class: "panel board-panel", "aria-labelledby": "board-h" },
@@ -506,11 +555,12 @@ export function roomPage(root, roomId) {
       h("p", { class: "muted settings-desc" }, describeSettings(state.roomInfo, state.options)),
       shareBox(),
       messageEl(),
+      teamsNote(state.options),
       h("ul", { class: "seat-list" }, state.seats.map((seat) => h("li", { "data-seat": seat.seat },
-        h("span", { class: "seat-label" }, t("seat.n", { n: seat.seat + 1 }),
-          state.options.partnerships ? ` · ${t("team.name", { team: seat.seat % 2 ? "B" : "A" })}` : ""),
+        h("span", { class: "seat-label" }, seatLabel(seat.seat, state.options)),
         seat.taken || seat.kind === "computer"
-          ? h("span", {}, seat.seat === state.seat ? t("players.you", { name: seat.name }) : seatKindText(seat), presenceDot(seat))
+          ? h("span", { class: "seat-who" }, seat.kind === "computer" ? computerTag(seat)
+            : [nameEl(seat.seat === state.seat ? t("players.you", { name: seat.name }) : seat.name), " ", presenceDot(seat)])
           : state.seat === null
             ? h("button", { type: "button", class: "primary", onclick: () => sit(seat.seat), "data-key": `sit-${seat.seat}` }, t("lobby.sit_here"))
             : h("span", { class: "muted" }, t("waiting.free")),
@@ -529,24 +579,25 @@ export function roomPage(root, roomId) {
         : seat.connected ? t("presence.online") : t("presence.away");
     return h("span", { class: ["presence", computer ? "bot" : standin ? "standin" : seat.connected ? "on" : "off"],
       "data-presence": computer ? "computer" : standin ? "standin" : seat.connected ? "on" : "off" },
-    h("span", { class: "dot", "aria-hidden": "true" }), text);
+    computer ? icon("computer") : h("span", { class: "dot", "aria-hidden": "true" }), text);
   }
 
-  /** Back-up 10 lines and the result, from the story (and the last game's result while
-   * the first deal of a rematch is on). */
+  /** The lines under the board: the Back-up 10 lines of the deal whose show is on the
+   * table (the one counted now, or the last one; the whole story is in the play-by-play),
+   * and the result once the game is over — a rematch starts with none. */
   function linesUnderBoard(v, names) {
     const lines = [];
-    const last = state.lastResult;
-    if (last && last.game === v.game_number - 1 && v.deal_number === 1) {
-      for (const text of gameOverLines(last.result, names)) lines.push({ kind: "over", text });
-    }
-    for (const { event } of state.story.events()) {
-      if (event.type === "backup") lines.push({ kind: "backup", text: backupLine(event, names) });
+    const deal = showSource(v)?.deal ?? null;
+    for (const d of state.story.byDeal()) {
+      if (d.deal !== deal) continue;
+      for (const { event } of d.events) {
+        if (event.type === "backup") lines.push({ kind: "backup", text: backupLine(event, names), deal });
+      }
     }
     if (v.result) for (const text of gameOverLines(v.result, names)) lines.push({ kind: "over", text });
     if (!lines.length) return null;
     return h("ul", { class: "board-lines", "aria-label": t("board.lines") },
-      lines.map((l) => h("li", { class: `line-${l.kind}` }, l.text)));
+      lines.map((l) => h("li", { class: `line-${l.kind}`, "data-deal": l.deal ?? null }, l.text)));
   }
 
   /** The view as the board and the players' list draw it while the last deal's show is
@@ -571,17 +622,18 @@ export function roomPage(root, roomId) {
       if (v.go?.[s]) chips.push(h("span", { class: "chip go" }, t("chip.go")));
       const due = v.turn_clock?.[String(s)];
       if (due) {
-        const left = Math.max(0, Math.ceil((due - Date.now() - (state.client?.serverClockOffsetMs || 0)) / 1000));
+        const left = secondsLeft(due);
         chips.push(h("span", {
-          class: ["chip clock", left <= 10 && "urgent"], "data-clock-seat": s, title: t("chip.clock_title"),
-        }, `⏱ ${t("chip.clock", { n: left })}`));
+          class: ["chip clock", left <= CLOCK_URGENT && "urgent"], "data-clock-seat": s, title: t("chip.clock_title"),
+        }, icon("clock"), t("chip.clock", { n: left })));
       }
       const team = v.options.partnerships ? t("team.name", { team: v.sides[s] === 0 ? "A" : "B" }) : "";
       const held = v.reviewing ? team : [t("players.cards", { n: v.hand_sizes[s] }), team].filter(Boolean).join(" · ");
+      const who = s === state.seat ? t("players.you", { name: seat.name || t("name.you") }) : names.seat(s);
       return h("li", { class: ["player", `side-${v.sides[s]}`, v.turn === s && "has-turn", s === state.seat && "me"], "data-seat": s },
-        h("span", { class: "player-name" },
+        h("span", { class: "player-name", title: who },
           h("span", { class: "swatch", "aria-hidden": "true" }),
-          s === state.seat ? t("players.you", { name: seat.name || t("name.you") }) : names.seat(s)),
+          h("span", { class: "name-text" }, who)),
         h("span", { class: "player-meta" },
           presenceDot(seat),
           h("span", { class: "held" }, held)),
@@ -589,11 +641,83 @@ export function roomPage(root, roomId) {
     }));
   }
 
+  /** Whole seconds from now (the server's clock) to a due time in Unix ms, at least 0. */
+  function secondsLeft(dueMs) {
+    return Math.max(0, Math.ceil((dueMs - Date.now() - (state.client?.serverClockOffsetMs || 0)) / 1000));
+  }
+
+  /** Human seats whose player is away now (no connection), stood in for or not. */
+  function awaySeats() {
+    return state.seats.filter((x) => x.kind === "human" && x.taken && !x.connected);
+  }
+
+  /** Whether any seated person is connected (else the table waits for its people). */
+  function someoneSeated() {
+    return state.seats.some((x) => x.kind === "human" && x.connected);
+  }
+
+  /**
+   * On the felt: who is away and what happens to their seat — the computer takes it over in
+   * so many seconds (the server's `takeover_at`), it plays for them now, or, with nobody
+   * at the table, the game waits (docs/protocol.md, "presence").
+   */
+  function awayNotice(v, names) {
+    if (v.phase === "game_over" || state.roomStatus !== "playing") return null;
+    const away = awaySeats();
+    if (!away.length) return null;
+    const lines = [];
+    if (!someoneSeated()) {
+      lines.push(h("p", { "data-away": "waiting" }, icon("away"), t("away.table_waits")));
+    } else {
+      for (const seat of away) {
+        const params = { who: names.seat(seat.seat), form: names.form(seat.seat) };
+        let text;
+        let left = null;
+        if (seat.computer_standin) text = t("away.standin", params);
+        else if (seat.takeover_at) {
+          left = secondsLeft(seat.takeover_at);
+          text = left > 0 ? t("away.takeover_in", { ...params, time: t("away.seconds", { n: left }) })
+            : t("away.takeover_now", params);
+        } else text = t("away.away", params);
+        lines.push(h("p", { "data-away-seat": seat.seat, "data-left": left }, icon("away"), h("span", {}, text)));
+      }
+    }
+    return h("div", { class: "away-notice", id: "away-notice" }, lines);
+  }
+
+  /** Other seats' turn clocks, under the status line: "Anna: 25 s to move". */
+  function othersClocks(v, names) {
+    const out = [];
+    for (const [key, due] of Object.entries(v.turn_clock || {})) {
+      const s = Number(key);
+      if (s === state.seat) continue;
+      const left = secondsLeft(due);
+      out.push(h("span", { class: ["turn-timer", "other", left <= CLOCK_URGENT && "urgent"], "data-clock-seat": s },
+        icon("clock"), t("clock.other", { who: names.seat(s), n: left })));
+    }
+    return out.length ? h("p", { class: "clocks-line" }, out) : null;
+  }
+
+  /** My turn clock, right above my cards: big, and said aloud once when time runs short. */
+  function myClock(v) {
+    const due = v.turn_clock?.[String(state.seat)];
+    if (!due) return null;
+    const left = secondsLeft(due);
+    const urgent = left <= CLOCK_URGENT;
+    return h("div", { class: ["turn-timer", "mine", urgent && "urgent"], id: "my-clock", "data-clock-seat": state.seat },
+      icon("clock"),
+      // Not a live region: read where it is, not every second; the status below is said
+      // once, when the time turns short.
+      h("span", { class: "turn-timer-text" }, t("clock.mine", { n: left })),
+      h("span", { class: "sr-only", role: "status" }, urgent ? t("clock.short", { n: CLOCK_URGENT }) : ""));
+  }
+
   /** The scores in one line, for narrow screens where the board is below the table. */
   function scoreStrip(v, names) {
     const sides = [...new Set(v.sides)];
     return h("p", { class: "score-strip", "aria-hidden": "true" },
-      sides.map((side) => h("span", {}, `${names.side(side)} `, h("strong", {}, String(v.scores[side])))),
+      sides.map((side) => h("span", { class: "strip-side" }, h("span", { class: "strip-name" }, names.side(side)), " ",
+        h("strong", {}, String(v.scores[side])))),
       h("span", { class: "muted" }, t("options.to", { n: v.target })));
   }
 
@@ -736,6 +860,7 @@ export function roomPage(root, roomId) {
     const crib = v.my_discards?.length ? h("p", { class: "muted my-crib" }, t("hand.in_crib", { cards: cardsShort(v.my_discards) })) : null;
     return h("div", { class: "my-area" },
       h("h2", { class: "sr-only", id: "hand-h" }, t("hand.title")),
+      myClock(v),
       h("div", { class: ["hand", v.phase === "play" && v.turn === me && "my-turn"], "data-focus-region": "hand",
         "data-key": "hand", tabindex: "-1", role: "group", "aria-labelledby": "hand-h" }, cards),
       crib,
@@ -1010,6 +1135,8 @@ export function roomPage(root, roomId) {
 
   // ------------------------------------------------------------------- start ---------
   onLanguageChange(() => render());
+  // The board has a layout of its own on a phone: draw again when the width crosses it.
+  window.matchMedia?.(COMPACT_QUERY).addEventListener?.("change", () => render());
   const record = loadRoom(roomId);
   if (record.seat !== null && record.seat !== undefined && record.seatToken) {
     connect(record.seat, record.seatToken); // reload / come back: resume the seat

@@ -8,7 +8,11 @@ import { topBar } from "./layout.js";
 export const VARIANTS = ["standard", "backup10", "lowball", "muggins"];
 
 export function rulesPage(root, variant) {
-  const current = VARIANTS.includes(variant) ? variant : "standard";
+  if (!VARIANTS.includes(variant)) {
+    missingRulesPage(root);
+    return;
+  }
+  const current = variant;
   function render() {
     document.title = `${t(`rules.${current}.title`)} — ${t("title.page")}`;
     replaceKeepingFocus(root, h("div", {}, topBar(),
@@ -26,6 +30,24 @@ export function rulesPage(root, variant) {
               h("h2", {}, head.replace(/^##\s*/, "")),
               paras.map((p) => (p.startsWith("- ") ? h("p", { class: "rule-item" }, p.slice(2)) : h("p", {}, p))));
           })),
+        h("p", {}, h("a", { href: "/" }, t("rules.start"))))));
+  }
+  onLanguageChange(render);
+  render();
+}
+
+/** /rules/<anything else>: the server answers 404, and the page says so in the reader's
+ * language, with a link to every rules page there is. */
+function missingRulesPage(root) {
+  function render() {
+    document.title = `${t("rules.missing_title")} — ${t("title.page")}`;
+    replaceKeepingFocus(root, h("div", {}, topBar(),
+      h("main", { class: "rules-page", id: "rules", "data-variant": "missing" },
+        h("article", { class: "panel rules-text" },
+          h("h1", {}, t("rules.missing_title")),
+          h("p", {}, t("rules.missing_text")),
+          h("ul", { class: "rules-list" }, VARIANTS.map((v) => h("li", {},
+            h("a", { href: `/rules/${v}` }, t(`rules.${v}.title`)))))),
         h("p", {}, h("a", { href: "/" }, t("rules.start"))))));
   }
   onLanguageChange(render);

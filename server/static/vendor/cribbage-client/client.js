@@ -874,6 +874,8 @@ export class CribbageClient {
             ...s,
             connected: frame.connected,
             computer_standin: frame.computer_standin ?? s.computer_standin,
+            // When the computer takes over this away seat (Unix ms), or null.
+            takeover_at: frame.connected ? null : frame.takeover_at ?? null,
             ...(frame.name !== undefined && frame.name !== null ? { name: frame.name } : {}),
           }
         : s,
