@@ -54,6 +54,7 @@ from protocol.openapi import document as openapi_document
 
 from . import frames
 from .broker import Broker, MemoryBroker, RedisBroker, ShardedRedisBroker
+from .budgets import Budgets, RedisBudgets
 from .computer_seats import ComputerSeats, DecideFn
 from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
@@ -62,6 +63,7 @@ from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
 from .presence import Presence
+from .proxies import ClientAddressMiddleware
 from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
 from .settings import Settings
@@ -150,8 +152,10 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     settings = config.settings
     store: RoomStore
     broker: Broker
+    budgets: Budgets | None = None
     if settings.redis_url and settings.redis_cluster:
         cluster = redis_cluster_client(settings)
+        budgets = RedisBudgets(cluster, settings.key_prefix)
         keys = ClusterKeys(settings.key_prefix, settings.redis_cluster_buckets)
         broker = ShardedRedisBroker(cluster, keys.channel, settings.redis_timeout_seconds)
         store = ClusterRedisStore(
@@ -161,6 +165,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         )
     elif settings.redis_url:
         redis = redis_client(settings)
+        budgets = RedisBudgets(redis, settings.key_prefix)
         broker = RedisBroker(redis, settings.key_prefix)
         store = RedisStore(
             redis, settings.key_prefix, settings.room_ttl_seconds, published=broker.published,
@@ -189,6 +194,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
         settings.failed_joins_per_minute, settings.connections_per_minute,
+        shared=budgets, ipv6_prefix=settings.ipv6_prefix_length,
     )
     services.actions = ActionGate(
         settings.max_inflight_actions, settings.action_queue_seconds,
@@ -249,8 +255,10 @@ async def ws_endpoint(websocket: WebSocket) -> None:
     ``allowed_origins`` does not list), negotiate the subprotocol, then serve one
     :class:`Session`.
 
-    An address that already holds ``max_connections_per_address`` open connections is
-    refused at the handshake: ``429 {"error": {"code": "too_many_connections"}}``.
+    An address (its budget key: an IPv6 client's /64) that already holds
+    ``max_connections_per_address`` open connections, or opened ``connections_per_minute``
+    in the last minute, is refused at the handshake: ``429 {"error": {"code":
+    "too_many_connections"}}``.
     """
     if origin_refused(websocket):
         await websocket.close(code=1008)  # before accept: the handshake gets HTTP 403
@@ -261,8 +269,10 @@ async def ws_endpoint(websocket: WebSocket) -> None:
         await websocket.close(code=1002)
         return
     services = _services(websocket)
-    address = client_address(websocket.scope)
     limits = services.limits
+    address = client_address(websocket.scope)
+    if limits is not None:
+        address = limits.key(address)
     if limits is not None and not limits.connect(address):
         limits.refused["too_many_connections"] += 1
         refusal = _too_many(
@@ -362,19 +372,25 @@ async def create_room(request: Request) -> Response:
     except ValueError as exc:
         return _error(400, "bad_options", str(exc))
     services = _services(request)
-    if services.limits is not None:
-        wait = services.limits.rooms.spend(client_address(request.scope))
-        if wait:
-            services.limits.refused["too_many_rooms"] += 1
+    limits = services.limits
+    ticket = None
+    if limits is not None:
+        ticket = await limits.take(limits.rooms, limits.key(client_address(request.scope)))
+        if not ticket.taken:
+            limits.refused["too_many_rooms"] += 1
             return _too_many("too_many_rooms", "this address created too many rooms; retry "
-                             "after Retry-After seconds", wait)
+                             "after Retry-After seconds", ticket.wait)
     try:
         record, creator = await services.service.create_room(
             create.options.model_dump(),
             computers=dict(create.computers),
             room=create.room.model_dump(),
         )
-    except RoomError as exc:
+    except (RoomError, StoreUnavailable) as exc:
+        if ticket is not None:  # nothing was created: the room does not count
+            await ticket.refund()
+        if isinstance(exc, StoreUnavailable):
+            raise
         return _error(400, exc.code, exc.message)
     body_out = frames.room_created(
         record, creator, base_url(services.settings, request.url),
@@ -490,7 +506,10 @@ def create_app(
     app = Starlette(
         routes=ROUTES,
         lifespan=lifespan,
-        middleware=[Middleware(CORSMiddleware, **origins.cors_options())],
+        middleware=[
+            Middleware(ClientAddressMiddleware, trusted=settings.forwarded_allow_ips),
+            Middleware(CORSMiddleware, **origins.cors_options()),
+        ],
         exception_handlers={
             StoreError: _store_down, RedisError: _store_down, Exception: _internal_error,
         },
@@ -533,9 +552,10 @@ def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
     """Options the server runs uvicorn with: the default stack (httptools, websockets)
     with a deadline on each whole request (``request_timeout_seconds``,
     :class:`server.limits.GuardedHttpToolsProtocol`), a budget of wire frames and bytes
-    per WebSocket (:class:`server.wsguard.GuardedWebSocketProtocol`), no permessage-deflate,
-    and the client address from ``X-Forwarded-For`` only from the proxies in
-    ``forwarded_allow_ips``."""
+    per WebSocket (:class:`server.wsguard.GuardedWebSocketProtocol`) and no
+    permessage-deflate. uvicorn's own proxy headers middleware is off: the app's
+    :class:`server.proxies.ClientAddressMiddleware` takes the client address from
+    ``X-Forwarded-For`` of the proxies in ``forwarded_allow_ips`` only (none by default)."""
     return {
         "host": settings.host,
         "port": settings.port,
@@ -546,7 +566,6 @@ def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
         ),
         "ws_per_message_deflate": False,
         "ws_max_size": max(1 << 20, settings.max_frame_bytes * 4),
-        "proxy_headers": True,
-        "forwarded_allow_ips": settings.forwarded_allow_ips,
+        "proxy_headers": False,
         "lifespan": "on",
     }

@@ -1157,6 +1157,7 @@ export interface Error {
     | "rate_limited"
     | "too_many_rooms"
     | "too_many_joins"
+    | "too_many_spectators"
   ) &
     string;
   message: string;
