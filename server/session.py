@@ -41,6 +41,7 @@ from .rooms import RoomError, RoomService
 from .settings import Settings
 from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
 from .views import VersionData, redact
+from .wsguard import PREPARED_SEND
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,10 @@ class Session:
         self._buffer: list[VersionData] = []
         self._progress = asyncio.Event()
         self._queue: asyncio.Queue[str | bytes | None] = asyncio.Queue()
+        prepared = (websocket.scope.get("extensions") or {}).get(PREPARED_SEND)
+        self._prepared: Callable[[bytes], bool] | None = (
+            prepared["send"] if isinstance(prepared, dict) else None)
+        """The socket's direct write of a prepared frame (``server.wsguard``), if offered."""
 
     # -- outgoing ------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
@@ -143,14 +148,25 @@ class Session:
             return
         self._queue.put_nowait(self.codec.encode(message))
 
-    def send_frame(self, frame: str | bytes, backlog: int) -> bool:
-        """Queue an already encoded frame (one a spectator feed shares among many
-        connections) unless more than ``backlog`` frames are queued already.
+    def send_shared(self, frame: str | bytes, wire: bytes, backlog: int) -> bool:
+        """Send a frame a spectator feed shares among many connections: ``frame`` encoded,
+        ``wire`` the same as a whole WebSocket frame (``server.wsguard.prepared_frame``).
+        With nothing queued before it, ``wire`` is written to the socket at once (no task
+        switch: the writer is idle); otherwise ``frame`` is queued behind the rest, unless
+        more than ``backlog`` frames are queued already.
 
         Returns:
-            Whether it was queued (False: this connection reads slowly, or is closing).
+            Whether it was sent or queued (False: this connection reads slowly — its socket
+            buffer or its queue is full — or is closing).
         """
-        if self.state is SessionState.CLOSING or self._queue.qsize() > backlog:
+        if self.state is SessionState.CLOSING:
+            return False
+        if self._queue.empty() and self._prepared is not None:
+            # The writer has nothing in hand (a frame it took is written before it waits,
+            # unless the socket is full, and then this write is refused too), so writing
+            # here keeps the order of the connection's frames.
+            return bool(self._prepared(wire))
+        if self._queue.qsize() > backlog:
             return False
         self._queue.put_nowait(frame)
         return True

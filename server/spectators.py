@@ -2,20 +2,21 @@
 
 Every spectator of a room sees the same public view, so the frame a version gives them is
 the same for all who last saw the same version: :class:`SpectatorFeed` builds it once (the
-``update`` with its patch, or a ``snapshot``), encodes it once per encoding, and hands the
-same text or bytes to each spectator's send queue. It runs as a task of its own, started
-when a version arrives after the room's players have been sent theirs
-(``server.fanout.LocalRooms``), and gives the event loop back every :data:`BATCH`
-spectators, so the players' frames, acts and acks of this room and every other room on the
-process go on between batches.
+``update`` with its patch, or a ``snapshot``), encodes it once per encoding and frames it
+once as WebSocket bytes (``server.wsguard.prepared_frame``), and hands the same bytes to
+every spectator (written to the socket at once when nothing is queued before them, no task
+switch per spectator; else queued). It runs as a task of its own, woken when a version
+arrives after the room's players have been sent theirs (``server.fanout.LocalRooms``), and
+gives the event loop back every :data:`BATCH` spectators, so the players' frames, acts and
+acks of this room and of every other room on the process go on between batches.
 
-It never falls behind the room: a round serves the newest version, and a version that
-arrives meanwhile ends the round early (the spectators not yet served skip to the newer one).
-A spectator that missed versions — skipped this way, or whose connection did not take its
-frames (more than :data:`BACKLOG` still queued: it reads slowly) — gets a ``snapshot`` of
-the newest version carrying the public events it missed (``missed``, when this process
-still has them), once its queue has room; never a queue of stale updates. Presence frames
-are shared the same way.
+Versions are served in order, each as an ``update``, as long as the feed keeps up. When it
+falls more than :data:`MAX_LAG` versions behind (versions come faster than thousands of
+spectators can be sent them), it skips to the newest: spectators then get one ``snapshot``
+carrying the public events of the versions they missed (``missed``), never a queue of stale
+updates. A spectator whose connection does not take its frame (its socket buffer is full, or
+more than :data:`BACKLOG` frames wait in its queue: it reads slowly) is skipped and brought
+up to date the same way once it reads again. Presence frames are shared the same way.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from protocol.patch import diff
@@ -31,12 +33,16 @@ from protocol.patch import diff
 from . import frames
 from .store.base import RoomRecord
 from .views import VersionData, redact
+from .wsguard import prepared_frame
 
 if TYPE_CHECKING:
     from .session import Session
 
 BATCH = 64
 """Spectators served before the feed gives the event loop back."""
+
+MAX_LAG = 8
+"""Versions the feed may have waiting before it skips to the newest."""
 
 BACKLOG = 4
 """A spectator with more frames than this still queued is skipped (it reads slowly); it
@@ -51,7 +57,18 @@ PRESENCE_KEPT = 32
 missed one gets a snapshot, whose seats say who is connected)."""
 
 RETRY_SECONDS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
-"""Waits before serving again spectators that were skipped for a full queue."""
+"""Waits before serving again spectators that were skipped for a full queue (a new version
+or presence frame ends the wait)."""
+
+
+@dataclass
+class _Version:
+    """One version as spectators see it, taken when it was offered (before a newer version
+    lets the room's cache drop its views)."""
+
+    data: VersionData
+    view: dict[str, Any] | None
+    events: list[dict[str, Any]]
 
 
 class SpectatorFeed:
@@ -77,17 +94,20 @@ class SpectatorFeed:
         self.offered = -1
         """The newest version offered (what this feed owes its spectators)."""
         self.frames_sent = 0
-        """Frames handed to spectators' send queues (each shared by many)."""
+        """Frames handed to spectators (each shared by many)."""
         self.encodings = 0
         """Frames encoded (once per version, group and encoding)."""
         self.skipped = 0
-        """Times a spectator was skipped for a full queue."""
-        self._latest: VersionData | None = None
+        """Times a spectator was skipped: its connection took no frame."""
+        self.lagged = 0
+        """Times the feed skipped versions to catch up with the room."""
+        self._latest: _Version | None = None
+        self._pending: deque[_Version] = deque()
         self._events: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=KEEP_EVENTS)
         self._presence: deque[dict[str, Any]] = deque(maxlen=PRESENCE_KEPT)
         self._todo: set[Session] = set()
-        """Spectators that may be behind: all of them after a new version, the new ones,
-        and those skipped."""
+        """Spectators that may be behind the newest version without a new version to
+        serve: new ones, and those skipped."""
         self._stale: set[Session] = set()
         """Spectators that missed a presence frame: their next frame is a snapshot."""
         self._task: asyncio.Task[None] | None = None
@@ -110,12 +130,13 @@ class SpectatorFeed:
         """A version of the room, after the players were sent theirs (never blocks)."""
         for version, events in data.backlog:
             self._remember(version, [redact(e, None) for e in events])
+        events = data.events_for(None)
         if data.events:
-            self._remember(data.version, data.events_for(None))
-        if data.version >= self.offered:
-            self._latest = data
+            self._remember(data.version, events)
+        if data.version > self.offered:
             self.offered = data.version
-            self._todo = set(self.watchers)
+            self._latest = _Version(data, data.view(None), events)
+            self._pending.append(self._latest)
             self._kick()
 
     def offer_presence(self, frame: dict[str, Any]) -> None:
@@ -127,6 +148,7 @@ class SpectatorFeed:
     def close(self) -> None:
         """The room has no connection left here: stop."""
         self.watchers.clear()
+        self._pending.clear()
         if self._task is not None:
             self._task.cancel()
 
@@ -146,75 +168,84 @@ class SpectatorFeed:
         while True:
             while self._presence:
                 await self._presence_round(self._presence.popleft())
-            latest = self._latest
-            todo = self._todo & self.watchers
-            if latest is None or not todo:
-                return
+            if self._pending:
+                if len(self._pending) > MAX_LAG:  # behind the room: skip to the newest
+                    self.lagged += 1
+                    newest = self._pending[-1]
+                    self._pending.clear()
+                    self._pending.append(newest)
+                version = self._pending.popleft()
+                todo = set(self.watchers)
+                retries = 0
+            else:
+                version = self._latest  # type: ignore[assignment]
+                todo = self._todo & self.watchers
+                if version is None or not todo:
+                    return
             self._todo = set()
-            left = await self._round(latest, todo)
+            left = await self._round(version, todo)
             self._todo |= left
-            if left and self._todo == left and not self._presence:
-                # Only slow spectators are left: give their connections time to drain
-                # (or a new version or presence frame to come) before trying them again.
+            if left and not self._pending and not self._presence:
+                # Only spectators that took no frame are left: give their connections time
+                # to drain (a new version or presence frame ends the wait).
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(
                         self._wake.wait(), RETRY_SECONDS[min(retries, len(RETRY_SECONDS) - 1)])
                 retries += 1
-            else:
-                retries = 0
 
-    async def _round(self, data: VersionData, todo: set[Session]) -> set[Session]:
-        """Serve ``data`` to the spectators in ``todo`` that are behind it; returns those
-        that could not take it (full queues, or a newer version came first)."""
-        version = data.version
+    async def _round(self, version: _Version, todo: set[Session]) -> set[Session]:
+        """Serve ``version`` to the spectators in ``todo`` that are behind it; returns those
+        that did not get it (their connection took no frame, or the feed fell behind)."""
+        number = version.data.version
         groups: dict[tuple[int, bool], list[Session]] = {}
         for s in todo:
             stale = s in self._stale
-            if s.last_version < version or stale:
+            if s.last_version < number or stale:
                 groups.setdefault((s.last_version, stale), []).append(s)
         order = [(key, s) for key, members in groups.items() for s in members]
-        view = data.view(None)
         left: set[Session] = set()
         messages: dict[tuple[int, bool], dict[str, Any]] = {}
-        encoded: dict[tuple[tuple[int, bool], str], str | bytes] = {}
+        encoded: dict[tuple[tuple[int, bool], str], tuple[str | bytes, bytes]] = {}
         for i, (key, s) in enumerate(order):
             if i and i % BATCH == 0:
                 await asyncio.sleep(0)  # the players' work and other rooms' go first
-                if self._latest is not data:  # a newer version came: skip to it
+                if len(self._pending) > MAX_LAG:  # fallen behind: skip to the newest
                     left.update(m for _, m in order[i:] if m in self.watchers)
                     return left
             if s not in self.watchers:
                 continue
             message = messages.get(key)
             if message is None:
-                message = messages[key] = self._frame(data, key[0], key[1], s.last_view, view)
+                message = messages[key] = self._frame(version, key[0], key[1], s.last_view)
             frame = encoded.get((key, s.codec.encoding))
             if frame is None:
-                frame = encoded[(key, s.codec.encoding)] = s.codec.encode(message)
+                text = s.codec.encode(message)
+                frame = encoded[(key, s.codec.encoding)] = (text, prepared_frame(text))
                 self.encodings += 1
-            if s.send_frame(frame, BACKLOG):
+            if s.send_shared(*frame, BACKLOG):
                 self.frames_sent += 1
-                s.watched(version, view)
+                s.watched(number, version.view)
                 self._stale.discard(s)
             else:
                 self.skipped += 1
                 left.add(s)
         return left
 
-    def _frame(self, data: VersionData, last: int, stale: bool,
-               last_view: dict[str, Any] | None, view: dict[str, Any] | None
-               ) -> dict[str, Any]:
+    def _frame(self, version: _Version, last: int, stale: bool,
+               last_view: dict[str, Any] | None) -> dict[str, Any]:
         """The frame for spectators who last saw version ``last``: the next ``update``, or
         a ``snapshot`` with the public events since ``last`` when known."""
+        data = version.data
         record = data.record
         if last == data.version - 1 and not stale:
             return frames.update(
-                self.room_id, data.version, record.status, data.events_for(None),
-                diff(last_view, view), self.seats(record) if data.seats_changed else None,
+                self.room_id, data.version, record.status, version.events,
+                diff(last_view, version.view),
+                self.seats(record) if data.seats_changed else None,
             )
         return frames.snapshot(
-            record, None, self.room_settings(record), self.seats(record), view,
+            record, None, self.room_settings(record), self.seats(record), version.view,
             missed=self._missed(data, last),
         )
 
@@ -224,14 +255,12 @@ class SpectatorFeed:
         if last >= data.version:
             return [] if last == data.version else None
         kept = [(v, e) for v, e in self._events if last < v <= data.version]
-        versions = [v for v, _ in kept]
-        if versions and versions[0] == last + 1 and versions == list(
-                range(last + 1, last + 1 + len(versions))) and versions[-1] == data.version:
+        if [v for v, _ in kept] == list(range(last + 1, data.version + 1)):
             return [{"version": v, "events": e} for v, e in kept]
         return data.missed_since(None, last)
 
     async def _presence_round(self, frame: dict[str, Any]) -> None:
-        encoded: dict[str, str | bytes] = {}
+        encoded: dict[str, tuple[str | bytes, bytes]] = {}
         for i, s in enumerate(list(self.watchers)):
             if i and i % BATCH == 0:
                 await asyncio.sleep(0)
@@ -239,17 +268,12 @@ class SpectatorFeed:
                     continue
             data = encoded.get(s.codec.encoding)
             if data is None:
-                data = encoded[s.codec.encoding] = s.codec.encode(frame)
+                text = s.codec.encode(frame)
+                data = encoded[s.codec.encoding] = (text, prepared_frame(text))
                 self.encodings += 1
-            if s.send_frame(data, BACKLOG):
+            if s.send_shared(*data, BACKLOG):
                 self.frames_sent += 1
             else:
                 self.skipped += 1
                 self._stale.add(s)
                 self._todo.add(s)
-
-    async def wait_idle(self) -> None:
-        """Until the feed has nothing left to do now (tests)."""
-        while self._task is not None and not self._task.done():
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(self._task)

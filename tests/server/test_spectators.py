@@ -7,6 +7,7 @@ spectators is measured by ``bench/spectators.py``, docs/performance.md.)"""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from typing import Any
@@ -16,6 +17,10 @@ import pytest
 from crib_wire import REDIS_URL, ProcessServer, play_game, seat_players
 
 from protocol.client import Client, ClientError
+from protocol.codec import Codec
+from server.spectators import MAX_LAG, SpectatorFeed
+from server.store.base import RoomRecord
+from server.views import VersionData
 
 
 async def _watch(url: str, room: str, name: str) -> Client:
@@ -143,6 +148,7 @@ async def test_spectators_share_one_frame_per_version(make_server, clients):
         kinds = [f["type"] for f in watcher.frames if f["type"] in ("update", "snapshot")]
         assert kinds[0] == "snapshot" and kinds.count("update") > 0
     feed = _feed(server, room)
+    assert all(s._prepared is not None for s in feed.watchers)  # written straight to sockets
     assert feed.frames_sent >= 120 * 20  # every spectator got frames ...
     assert feed.encodings * 40 < feed.frames_sent  # ... encoded once for many
 
@@ -160,8 +166,8 @@ async def test_a_slow_spectator_gets_a_snapshot_of_what_it_missed(make_server, c
     [session] = [s for s in _feed(server, room).watchers if s.name == "slow"]
     stalled = threading.Event()
     stalled.set()
-    take = session.send_frame
-    session.send_frame = lambda frame, backlog: not stalled.is_set() and take(frame, backlog)
+    take = session.send_shared
+    session.send_shared = lambda *frame: not stalled.is_set() and take(*frame)
     before = slow.version
     for p in players:  # both discard: two versions the slow spectator misses
         await p.wait_until(lambda c: c.view is not None and c.view["hand"], 5)
@@ -187,3 +193,68 @@ async def test_a_slow_spectator_gets_a_snapshot_of_what_it_missed(make_server, c
     assert not slow.problems and slow.view == steady.view
     assert [f["type"] for f in slow.frames if f["type"] in ("update", "snapshot")
             and f["version"] > caught_up[0]["version"]].count("snapshot") == 0
+
+
+class _Watcher:
+    """A stand-in for a spectator's session: what the feed hands it, decoded."""
+
+    def __init__(self, version: int, take: bool = True) -> None:
+        self.codec = Codec("json")
+        self.last_version = version
+        self.last_view: dict[str, Any] | None = None
+        self.take = take
+        self.got: list[dict[str, Any]] = []
+
+    def send_shared(self, frame: str, wire: bytes, backlog: int) -> bool:
+        assert wire.endswith(frame.encode())  # the same frame, framed for the socket
+        if self.take:
+            self.got.append(json.loads(frame))
+        return self.take
+
+    def watched(self, version: int, view: dict[str, Any] | None) -> None:
+        self.last_version = version
+        self.last_view = view
+
+
+def _version(v: int) -> VersionData:
+    record = RoomRecord("room", v, {}, (), None, "seed", "creator", 0.0, 0.0)
+    return VersionData(record, [{"type": "seat_taken", "seat": 0, "name": f"n{v}"}], False)
+
+
+async def test_the_feed_serves_versions_in_order_and_skips_ahead_when_behind():
+    feed = SpectatorFeed("room", lambda record: {}, lambda record: [])
+    watchers = [_Watcher(0) for _ in range(150)] + [_Watcher(0, take=False)]
+    for w in watchers:
+        feed.add(w)  # type: ignore[arg-type]
+    for v in (1, 2):  # the feed keeps up: one update each, in order
+        feed.offer(_version(v))
+        await asyncio.sleep(0.01)
+    for v in range(3, 3 + MAX_LAG + 5):  # versions faster than the feed is given the loop
+        feed.offer(_version(v))
+    newest = 2 + MAX_LAG + 5
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if all(w.last_version == newest for w in watchers[:-1]):
+            break
+    assert feed.lagged == 1
+    for w in watchers[:-1]:
+        assert [(f["type"], f["version"]) for f in w.got] == [
+            ("update", 1), ("update", 2), ("snapshot", newest)]
+        missed = w.got[-1]["missed"]
+        assert [m["version"] for m in missed] == list(range(3, newest + 1))
+        assert missed[-1]["events"] == [{"type": "seat_taken", "seat": 0,
+                                         "name": f"n{newest}"}]
+    # One encoding per version and group (the 150, and the one left behind) for 150
+    # spectators; the one that takes nothing is skipped, never queued, and caught up when
+    # it reads again.
+    assert feed.encodings <= 1 + 2 * 2 + 3 and feed.frames_sent == 3 * 150
+    slow = watchers[-1]
+    assert slow.got == [] and slow.last_version == 0 and feed.skipped >= 3
+    slow.take = True
+    for _ in range(300):
+        await asyncio.sleep(0.01)
+        if slow.got:
+            break
+    assert [(f["type"], f["version"]) for f in slow.got] == [("snapshot", newest)]
+    assert [m["version"] for m in slow.got[0]["missed"]] == list(range(1, newest + 1))
+    feed.close()
