@@ -67,6 +67,7 @@ async def test_spectators_per_room_are_capped(make_server, clients):
     assert await _refused(server.ws, room) == "too_many_spectators"
     metrics = httpx.get(f"{server.http}/metrics").text
     assert 'cribbage_limited_total{code="too_many_spectators"} 2.0' in metrics
+    assert "\ncribbage_spectators 4.0\n" in metrics  # 3 here, 1 in the other room
 
 
 async def test_the_spectator_cap_holds_across_processes_and_dead_ones_are_reaped(
