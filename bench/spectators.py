@@ -237,6 +237,8 @@ class SpectatorBench:
             "rejects": _sum_dicts(r["rejects"] for r in results),
             "unanswered": sum(r["unanswered"] for r in results),
             "server_cpu": (s1["server"] - s0["server"]) / span,
+            "player_clients_cpu": (s1["players"] - s0["players"]) / span,
+            "spectator_clients_cpu": (s1["spectators"] - s0["spectators"]) / span,
             "machine_busy": (s1["machine"] - s0["machine"]) / span,
             "server_rss_mib": (s1["rss"] or 0) / 2**20,
         })
@@ -249,8 +251,10 @@ class SpectatorBench:
             f"{_f(res['watched']['p90'])} p99 {_f(res['watched']['p99'])} max "
             f"{_f(res['watched']['max'])} ms (n {res['watched']['n']}); other rooms p50 "
             f"{_f(res['others']['p50'])} p99 {_f(res['others']['p99'])} max "
-            f"{_f(res['others']['max'])} ms (n {res['others']['n']}); server CPU "
-            f"{res['server_cpu']:.0%}"
+            f"{_f(res['others']['max'])} ms (n {res['others']['n']}); CPU: server "
+            f"{res['server_cpu']:.0%}, player clients {res['player_clients_cpu']:.0%}, "
+            f"spectator clients {res['spectator_clients_cpu']:.0%}, machine "
+            f"{res['machine_busy']:.2f} of 2 cores"
             + (f"; spectators got {res['spectator_frames_per_second']:,.0f} frames/s"
                if "spectator_frames_per_second" in res else "")
             + (f"; errors {res['errors']}" if res["errors"] else ""))
@@ -260,8 +264,12 @@ class SpectatorBench:
             await self.watchers.all([{"cmd": "close"}] * self.watchers.count, "closed", 60)
 
     async def _snap(self, server: Any, variant: str) -> dict[str, Any]:
-        snap: dict[str, Any] = {"t": time.monotonic(), "server": proc_cpu(server.pid) or 0.0,
-                                "machine": machine_busy(), "rss": proc_rss(server.pid)}
+        snap: dict[str, Any] = {
+            "t": time.monotonic(), "server": proc_cpu(server.pid) or 0.0,
+            "machine": machine_busy(), "rss": proc_rss(server.pid),
+            "players": sum(proc_cpu(p) or 0.0 for p in self.players.pids),
+            "spectators": sum(proc_cpu(p) or 0.0 for p in self.watchers.pids),
+        }
         if variant != "without":
             stats = await self.watchers.all([{"cmd": "watch_stats"}] * self.watchers.count,
                                             "watch_stats", 30)

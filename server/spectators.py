@@ -38,8 +38,10 @@ from .wsguard import prepared_frame
 if TYPE_CHECKING:
     from .session import Session
 
-BATCH = 64
-"""Spectators served before the feed gives the event loop back."""
+BATCH = 16
+"""Spectators served before the feed gives the event loop back (some 16 µs each, mostly the
+socket write: a player's frame or act waits at most about a quarter of a millisecond for a
+batch, at each step it takes through the event loop)."""
 
 MAX_LAG = 8
 """Versions the feed may have waiting before it skips to the newest."""
