@@ -44,6 +44,7 @@ import datetime
 import json
 import os
 import secrets
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -100,6 +101,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--no-probe", action="store_true",
                    help="run the server without bench/probe.py (no event-loop lag figures)")
+    p.add_argument("--max-others", type=float, default=0.8,
+                   help="a phase in which other jobs (Redis and the kernel's network work "
+                   "included) took more than this share of a core is busy: its round is left "
+                   "out of the quiet-rounds figures")
     p.add_argument("--max-minutes", type=float, default=60.0)
     p.add_argument("--json", type=Path, default=None, help="also write everything here")
     args = p.parse_args(argv)
@@ -242,6 +247,10 @@ class SpectatorBench:
             "machine_busy": (s1["machine"] - s0["machine"]) / span,
             "server_rss_mib": (s1["rss"] or 0) / 2**20,
         })
+        # Other jobs on the machine (Redis, used by this run too, counts as other here).
+        res["others_cpu"] = max(0.0, res["machine_busy"] - res["server_cpu"]
+                                - res["player_clients_cpu"] - res["spectator_clients_cpu"])
+        res["busy"] = res["others_cpu"] > args.max_others
         if "frames" in s1:
             res["spectator_frames_per_second"] = (s1["frames"] - s0["frames"]) / span
             res["spectator_bytes_per_second"] = (s1["bytes"] - s0["bytes"]) / span
@@ -302,19 +311,32 @@ def _f(x: float | None) -> str:
 
 
 def summarize(phases: list[dict[str, Any]], variants: list[str]) -> dict[str, Any]:
-    """Pooled percentiles per variant, and with ÷ without ratios."""
-    out: dict[str, Any] = {}
+    """Per variant: percentiles over the samples of all rounds, and with ÷ without ratios of
+    them; the same over the quiet rounds only (rounds in which neither this variant's phase
+    nor the round's ``without`` had other jobs above ``--max-others``); and the median over
+    rounds of each round's own ratio."""
+    rounds = sorted({p["round"] for p in phases})
+    out: dict[str, Any] = {"rounds": rounds}
+
+    def of(v: str, r: int | None = None) -> list[dict[str, Any]]:
+        return [p for p in phases if p["variant"] == v and not p.get("failure")
+                and (r is None or p["round"] == r)]
+
+    def pooled(done: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"watched": figures([x for p in done for x in p["watched_acks_us"]]),
+                "others": figures([x for p in done for x in p["other_acks_us"]])}
+
     for v in variants:
-        done = [p for p in phases if p["variant"] == v and not p.get("failure")]
+        done = of(v)
         if not done:
             continue
         out[v] = {
             "rounds": len(done),
-            "watched": figures([x for p in done for x in p["watched_acks_us"]]),
-            "others": figures([x for p in done for x in p["other_acks_us"]]),
+            **pooled(done),
             "watched_play": figures([x for p in done for x in p["watched_plays_us"]]),
             "server_cpu": sorted(p["server_cpu"] for p in done)[len(done) // 2],
             "machine_busy": sorted(p["machine_busy"] for p in done)[len(done) // 2],
+            "others_cpu": [round(p.get("others_cpu", 0), 2) for p in done],
             "loop_lag_p99_ms": [round(p["loop_lag"]["p99_ms"], 1) for p in done
                                 if p.get("loop_lag") and p["loop_lag"].get("p99_ms")],
             "server_rss_mib": max(p["server_rss_mib"] for p in done),
@@ -323,15 +345,33 @@ def summarize(phases: list[dict[str, Any]], variants: list[str]) -> dict[str, An
                                             for p in done],
         }
     base = out.get("without")
-    if base:
-        for v, s in out.items():
-            if v == "without":
-                continue
-            s["ratios"] = {
-                f"{who} {stat}": (s[who][stat] / base[who][stat]
-                                  if s[who][stat] and base[who][stat] else None)
-                for who in ("watched", "others") for stat in ("p50", "p90", "p99", "max")}
+    if not base:
+        return out
+    for v in variants:
+        s = out.get(v)
+        if v == "without" or s is None:
+            continue
+        s["ratios"] = _ratios(s, base)
+        pairs = [(of(v, r), of("without", r)) for r in rounds]
+        pairs = [(a[0], b[0]) for a, b in pairs if a and b]
+        quiet = [(a, b) for a, b in pairs if not a.get("busy") and not b.get("busy")]
+        s["quiet_rounds"] = [a["round"] for a, _ in quiet]
+        if quiet:
+            s["quiet"] = {"with": pooled([a for a, _ in quiet]),
+                          "without": pooled([b for _, b in quiet])}
+            s["quiet_ratios"] = _ratios(s["quiet"]["with"], s["quiet"]["without"])
+        per_round = [_ratios(a, b) for a, b in pairs]
+        s["median_round_ratios"] = {
+            k: statistics.median(x[k] for x in per_round if x[k] is not None)
+            for k in (per_round[0] if per_round else {})
+            if any(x[k] is not None for x in per_round)}
     return out
+
+
+def _ratios(s: dict[str, Any], base: dict[str, Any]) -> dict[str, float | None]:
+    return {f"{who} {stat}": (s[who][stat] / base[who][stat]
+                              if s[who][stat] and base[who][stat] else None)
+            for who in ("watched", "others") for stat in ("p50", "p90", "p99", "max")}
 
 
 def print_report(summary: dict[str, Any]) -> None:
@@ -340,18 +380,37 @@ def print_report(summary: dict[str, Any]) -> None:
           "p50 / p99 / max (ms, n) | server CPU | machine busy (of 2 cores) | event loop "
           "lag p99 per round (ms) | spectator frames/s per round |")
     print("|---|---|---|---|---|---|---|")
-    for v, s in summary.items():
+    variants = [v for v in VARIANTS if v in summary]
+    for v in variants:
+        s = summary[v]
         w, o = s["watched"], s["others"]
         print(f"| {v} | {_f(w['p50'])} / {_f(w['p90'])} / {_f(w['p99'])} / {_f(w['max'])} "
               f"({w['n']}) | {_f(o['p50'])} / {_f(o['p99'])} / {_f(o['max'])} ({o['n']}) | "
-              f"{s['server_cpu']:.0%} | {s['machine_busy']:.2f} | {s['loop_lag_p99_ms']} | "
-              f"{s['spectator_frames_per_second']} |")
-    for v, s in summary.items():
-        if "ratios" in s:
-            r = s["ratios"]
-            print(f"\n{v} ÷ without: watched p90 {_ratio(r['watched p90'])}, p99 "
-                  f"{_ratio(r['watched p99'])}, max {_ratio(r['watched max'])}; other rooms "
-                  f"p99 {_ratio(r['others p99'])}, max {_ratio(r['others max'])}")
+              f"{s['server_cpu']:.0%} | {s['machine_busy']:.2f} (others {s['others_cpu']}) | "
+              f"{s['loop_lag_p99_ms']} | {s['spectator_frames_per_second']} |")
+    for v in variants:
+        q = summary[v].get("quiet")
+        if not q:
+            continue
+        print(f"\n{v} and without in the quiet rounds {summary[v]['quiet_rounds']}:")
+        for label, part in (("without", q["without"]), (v, q["with"])):
+            w, o = part["watched"], part["others"]
+            print(f"  {label}: watched p50 {_f(w['p50'])} p90 {_f(w['p90'])} p99 "
+                  f"{_f(w['p99'])} max {_f(w['max'])} (n {w['n']}); others p50 "
+                  f"{_f(o['p50'])} p99 {_f(o['p99'])} max {_f(o['max'])} (n {o['n']})")
+    for v in variants:
+        s = summary[v]
+        if "ratios" not in s:
+            continue
+        for label, r in (("all rounds", s["ratios"]),
+                         ("quiet rounds", s.get("quiet_ratios")),
+                         ("median of the rounds' own ratios", s["median_round_ratios"])):
+            if not r:
+                continue
+            print(f"{v} ÷ without, {label}: watched p50 {_ratio(r.get('watched p50'))}, p90 "
+                  f"{_ratio(r.get('watched p90'))}, p99 {_ratio(r.get('watched p99'))}; "
+                  f"other rooms p50 {_ratio(r.get('others p50'))}, p99 "
+                  f"{_ratio(r.get('others p99'))}, max {_ratio(r.get('others max'))}")
 
 
 def _ratio(x: float | None) -> str:
