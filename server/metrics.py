@@ -187,7 +187,7 @@ class _Collector(Collector):
                                   "reached", value=getattr(shared, "fallbacks", 0))
         yield GaugeMetricFamily("cribbage_spectators", "Connections of this process that "
                                 "watch a room without a seat",
-                                value=sum(s.presence.watching.values()))
+                                value=sum(getattr(s.presence, "watching", {}).values()))
         gate = s.actions
         yield GaugeMetricFamily("cribbage_actions_in_flight", "Client actions being worked "
                                 "on (admission control)",
