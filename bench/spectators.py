@@ -44,10 +44,9 @@ import datetime
 import json
 import os
 import secrets
+import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -58,15 +57,15 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from latency import (  # noqa: E402 (the bench directory is put on the path first)
-    ROOT,
     Runner,
     Workers,
-    git_info,
     log,
     machine_busy,
     pct,
     proc_cpu,
     proc_rss,
+    run_bounded,
+    server_checkout,
 )
 
 VARIANTS = ("without", "with", "capped")
@@ -107,6 +106,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    "out of the quiet-rounds figures")
     p.add_argument("--max-minutes", type=float, default=60.0)
     p.add_argument("--json", type=Path, default=None, help="also write everything here")
+    p.add_argument("--keep-logs", action="store_true",
+                   help="keep the servers' logs and probe files (kept anyway on a failure)")
     args = p.parse_args(argv)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.seconds = args.seconds or (8.0 if args.quick else 20.0)
@@ -444,15 +445,7 @@ async def run(args: argparse.Namespace, runner: Runner, result: dict[str, Any]) 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    server_tree = (args.server_tree or ROOT).resolve()
-    git = git_info(server_tree, args.server_rev)
-    tmp_tree: tempfile.TemporaryDirectory | None = None
-    if args.server_rev:
-        tmp_tree = tempfile.TemporaryDirectory(prefix="bench-spectators-tree-")
-        archive = subprocess.run(["git", "archive", git["commit"]], cwd=server_tree,
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp_tree.name], input=archive, check=True)
-        server_tree = Path(tmp_tree.name)
+    server_tree, git, tmp_tree = server_checkout(args)
     runner = Runner(args, server_tree)
     result: dict[str, Any] = {
         "started": datetime.datetime.now(datetime.UTC).isoformat(), "cpus": os.cpu_count(),
@@ -463,34 +456,21 @@ def main(argv: list[str] | None = None) -> int:
     log(f"server code: {git['describe']}; {args.rounds} rounds of {args.variant_list}; "
         f"{args.rooms} rooms, watched room at {args.watched_rate:g} actions/s, "
         f"{args.spectators} spectators; load average {result['loadavg_start']}")
-    ok = True
-    try:
-        async def guarded() -> None:
-            await asyncio.wait_for(run(args, runner, result), args.max_minutes * 60)
-
-        try:
-            import uvloop
-
-            uvloop.run(guarded())
-        except ImportError:
-            asyncio.run(guarded())
-    except (Exception, asyncio.CancelledError, KeyboardInterrupt) as exc:
-        ok = False
-        result["failure"] = f"{type(exc).__name__}: {exc}"
-        log(f"RUN FAILED: {result['failure']}")
-    finally:
-        runner.stop_all()
-        if tmp_tree is not None:
-            tmp_tree.cleanup()
+    ok = run_bounded(lambda: run(args, runner, result), args.max_minutes, runner, result,
+                     tmp_tree)
     result["loadavg_end"] = os.getloadavg()
     if "summary" not in result and result.get("phases"):
         result["summary"] = summarize(result["phases"], args.variant_list)
     print_report(result.get("summary", {}))
-    log(f"load average at end {result['loadavg_end']}; logs in {runner.logdir}")
+    failed = [p for p in result.get("phases", []) if p.get("failure")]
+    if ok and not failed and not args.keep_logs:
+        shutil.rmtree(runner.logdir, ignore_errors=True)
+        log(f"load average at end {result['loadavg_end']}")
+    else:
+        log(f"load average at end {result['loadavg_end']}; logs kept in {runner.logdir}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1, default=str))
         log(f"wrote {args.json}")
-    failed = [p for p in result.get("phases", []) if p.get("failure")]
     return 0 if ok and not failed else 1
 
 
