@@ -1167,8 +1167,10 @@ async def run(args: argparse.Namespace, runner: Runner, result: dict) -> None:
         r.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+def server_checkout(args: argparse.Namespace
+                    ) -> tuple[Path, dict[str, Any], tempfile.TemporaryDirectory | None]:
+    """Where the server under test comes from (``--server-tree``, ``--server-rev``):
+    ``(tree, git_info, temporary directory to clean up or None)``."""
     tmp_tree: tempfile.TemporaryDirectory | None = None
     server_tree = (args.server_tree or ROOT).resolve()
     git = git_info(server_tree, args.server_rev)
@@ -1178,6 +1180,45 @@ def main(argv: list[str] | None = None) -> int:
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp_tree.name], input=archive, check=True)
         server_tree = Path(tmp_tree.name)
+    return server_tree, git, tmp_tree
+
+
+def run_bounded(run_it: Any, minutes: float, runner: Runner, result: dict[str, Any],
+                tmp_tree: tempfile.TemporaryDirectory | None) -> bool:
+    """Run the coroutine ``run_it()`` on uvloop (if installed) for at most ``minutes``,
+    cancelled by SIGINT or SIGTERM; every process is stopped afterwards. Returns False (and
+    notes the failure in ``result``) when it failed."""
+
+    async def guarded() -> None:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        await asyncio.wait_for(run_it(), minutes * 60)
+
+    ok = True
+    try:
+        try:
+            import uvloop
+
+            uvloop.run(guarded())
+        except ImportError:
+            asyncio.run(guarded())
+    except (Exception, asyncio.CancelledError, KeyboardInterrupt) as exc:
+        ok = False
+        result["failure"] = f"{type(exc).__name__}: {exc}"
+        log(f"RUN FAILED: {result['failure']}")
+    finally:
+        runner.stop_all()
+        if tmp_tree is not None:
+            tmp_tree.cleanup()
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    server_tree, git, tmp_tree = server_checkout(args)
     sys.path.insert(0, str(BENCH))
     runner = Runner(args, server_tree)
     started = datetime.datetime.now(datetime.UTC)
@@ -1197,30 +1238,8 @@ def main(argv: list[str] | None = None) -> int:
     log(f"product code: {git['describe']}; {phases} phases, roughly {est / 60:.0f} min "
         f"(more for large levels{', plus the capacity search' if args.capacity else ''})")
 
-    async def guarded() -> None:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
-        await asyncio.wait_for(run(args, runner, result), args.max_minutes * 60)
-
-    ok = True
-    try:
-        try:
-            import uvloop
-
-            uvloop.run(guarded())
-        except ImportError:
-            asyncio.run(guarded())
-    except (Exception, asyncio.CancelledError, KeyboardInterrupt) as exc:
-        ok = False
-        result["failure"] = f"{type(exc).__name__}: {exc}"
-        log(f"RUN FAILED: {result['failure']}")
-    finally:
-        runner.stop_all()
-        if tmp_tree is not None:
-            tmp_tree.cleanup()
+    ok = run_bounded(lambda: run(args, runner, result), args.max_minutes, runner, result,
+                     tmp_tree)
     failed = [p for p in result.get("phases", []) if p.get("failure") and not p["label"]]
     if ok and not failed and not args.keep_logs:
         shutil.rmtree(runner.logdir, ignore_errors=True)

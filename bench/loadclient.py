@@ -245,6 +245,9 @@ class Stats:
         self.start = float("inf")
         self.end = float("inf")
         self.plays: list[float] = []  # seconds, play → own update (product) / update (floor)
+        self.acks: list[float] = []  # seconds, act → ack, accepted actions (product)
+        self.watched_acks: list[float] = []  # the same, of watched rooms (bench/spectators.py)
+        self.watched_plays: list[float] = []
         self.accepted = 0
         self.accepted_plays = 0
         self.games_finished = 0
@@ -292,6 +295,8 @@ class RoomBase:
         # [, perf_counter of the own update])
         self.inflight: tuple[Any, ...] | None = None
         self.timer: asyncio.TimerHandle | None = None
+        self.watched = False  # spectators watch this room (bench/spectators.py)
+        self.room_id: str | None = None
 
     def tick(self) -> None:
         if self.skip > 0:  # see Worker.run: rooms start their games out of step
@@ -372,7 +377,8 @@ class ProductSeat:
                 for e in frame["events"]:
                     if e["type"] == "play" and e["seat"] == self.seat and e["card"] == inf[2]:
                         if STATS.inside(inf[5]):
-                            STATS.plays.append(t - inf[4])
+                            (STATS.watched_plays if room.watched else STATS.plays).append(
+                                t - inf[4])
                         room.inflight = (*inf, t)  # marked: own update seen
                         break
             room.poke()
@@ -384,6 +390,7 @@ class ProductSeat:
                     STATS.rejects[frame["code"]] = STATS.rejects.get(frame["code"], 0) + 1
                 elif STATS.inside(inf[5]):
                     STATS.accepted += 1
+                    (STATS.watched_acks if room.watched else STATS.acks).append(t - inf[4])
                     if inf[1] == "play":
                         STATS.accepted_plays += 1
                         if len(inf) == 6:
@@ -443,7 +450,7 @@ class ProductRoom(RoomBase):
             host, port, "/api/rooms", {"options": {"players": 2}}, timeout)
         if status != 201:
             raise RuntimeError(f"POST /api/rooms: {status} {body}")
-        room_id = body["room"]
+        room_id = self.room_id = body["room"]
         for s in self.seats:
             s.ws = await open_ws(host, port, "/ws", "cribbage.v1.json", s.on_text, timeout)
             fut = s.expect("welcome")
@@ -537,10 +544,122 @@ class FloorRoom(RoomBase):
                 s.ws.close()
 
 
+class Spectator(asyncio.Protocol):
+    """A connection that watches a room and counts what it is sent (bench/spectators.py).
+
+    The handshake, ``hello`` and ``join`` go through :class:`LeanWS`; once joined, the
+    connection's transport is handed to this protocol, which reads the server's frames with
+    a minimal parser (headers only; payloads are counted, never copied or decoded) and
+    answers the server's keepalive pings. Spectators of a real site run on their own
+    machines: here they share the server's two cores, so they must cost as little as
+    possible, or the bench would measure them."""
+
+    def __init__(self) -> None:
+        self.ws: LeanWS | None = None
+        self.frames = 0
+        self.bytes = 0
+        self.snapshots = 0
+        self.joined: asyncio.Future[None] | None = None
+        self.refused: str | None = None
+        self.transport: asyncio.Transport | None = None
+        self._buf = b""
+        self._skip = 0  # payload bytes of the current frame still to come
+        self._ping: bytearray | None = None  # the payload of a ping being read
+
+    def on_text(self, data: bytes) -> None:
+        self.frames += 1
+        self.bytes += len(data)
+        if data.startswith(b'{"type":"snapshot"'):
+            self.snapshots += 1
+        joined = self.joined
+        if joined is not None and not joined.done():
+            if b'"type":"snapshot"' in data[:40]:
+                joined.set_result(None)
+            elif b'"type":"error"' in data[:40]:
+                self.refused = json.loads(data).get("code")
+                joined.set_result(None)
+
+    async def take_over(self) -> None:
+        """Read the connection with the minimal parser from the next frame boundary on."""
+        ws = self.ws
+        assert ws is not None and ws.transport is not None
+        for _ in range(500):  # wait until the library's parser holds no partial frame
+            if not ws.proto.reader.buffer:
+                break
+            await asyncio.sleep(0.01)
+        self.transport = ws.transport
+        ws.transport.set_protocol(self)
+
+    def data_received(self, data: bytes) -> None:
+        self.bytes += len(data)
+        buf = self._buf + data if self._buf else data
+        i, n = 0, len(buf)
+        while i < n:
+            if self._skip:
+                take = min(self._skip, n - i)
+                if self._ping is not None:
+                    self._ping += buf[i:i + take]
+                self._skip -= take
+                i += take
+                if not self._skip and self._ping is not None:
+                    self._pong(bytes(self._ping))
+                    self._ping = None
+                continue
+            if n - i < 2:
+                break
+            opcode, length = buf[i] & 0x0F, buf[i + 1] & 0x7F
+            head = 2
+            if length == 126:
+                head = 4
+                if n - i < head:
+                    break
+                length = int.from_bytes(buf[i + 2:i + 4], "big")
+            elif length == 127:
+                head = 10
+                if n - i < head:
+                    break
+                length = int.from_bytes(buf[i + 2:i + 10], "big")
+            i += head
+            if opcode in (1, 2):
+                self.frames += 1
+                if buf[i:i + 18] == b'{"type":"snapshot"':
+                    self.snapshots += 1
+            elif opcode == 9:
+                self._ping = bytearray()
+                if not length:
+                    self._pong(b"")
+                    self._ping = None
+            self._skip = length
+        self._buf = buf[i:] if i < n else b""
+
+    def _pong(self, payload: bytes) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        mask = os.urandom(4)
+        body = bytes(b ^ mask[k % 4] for k, b in enumerate(payload))
+        self.transport.write(bytes([0x8A, 0x80 | len(payload)]) + mask + body)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.ws is not None:
+            self.ws.closed = True
+
+    async def open(self, host: str, port: int, room: str, name: str, timeout: float) -> None:
+        self.ws = await open_ws(host, port, "/ws", "cribbage.v1.json", self.on_text, timeout)
+        self.ws.send(json.dumps({"type": "hello", "name": name}))
+        self.joined = asyncio.get_running_loop().create_future()
+        self.ws.send(json.dumps({"type": "join", "room": room, "seat": None}))
+        await asyncio.wait_for(self.joined, timeout)
+
+    def close(self) -> None:
+        if self.ws is not None:
+            self.ws.close()
+
+
 # --------------------------------------------------------------------------- commands
 class Worker:
     def __init__(self) -> None:
         self.rooms: list[Any] = []
+        self.spectators: list[Spectator] = []
 
     async def setup(self, cmd: dict[str, Any]) -> None:
         global STATS
@@ -552,6 +671,7 @@ class Worker:
         sem = asyncio.Semaphore(cmd.get("concurrency", 16))
         first = cmd.get("first", 0)
         tag = cmd.get("tag", "r")
+        watched = cmd.get("watched", 0)  # the first rooms of this worker are watched
 
         async def one(i: int) -> Any:
             async with sem:
@@ -576,9 +696,12 @@ class Worker:
             raise
         # The rooms live until the phase ends: keep them out of the cyclic collector's scans
         # (collections in the client would add to the latencies it measures: gc_max_ms).
+        for room in self.rooms[:watched]:
+            room.watched = True
         gc.collect()
         gc.freeze()
-        emit({"event": "ready", "rooms": len(self.rooms), "seconds": mono() - t0})
+        emit({"event": "ready", "rooms": len(self.rooms), "seconds": mono() - t0,
+              "watched_rooms": [r.room_id for r in self.rooms[:watched]]})
 
     async def run(self, cmd: dict[str, Any]) -> None:
         STATS.start, STATS.end = cmd["start"], cmd["end"]
@@ -593,6 +716,7 @@ class Worker:
             room.running = True
         if cmd.get("mode", "closed") == "paced":
             period = 1.0 / cmd.get("rate", 1.0)
+            watched_period = 1.0 / cmd.get("watched_rate", cmd.get("rate", 1.0))
             rng = random.Random(cmd.get("seed", 1))
             loop_now = loop.time()  # loop.time() is monotonic too; offset from mono()
 
@@ -603,7 +727,7 @@ class Worker:
                 def fire() -> None:
                     room.timer = None
                     room.tick()
-                    schedule(room, due + period)
+                    schedule(room, due + (watched_period if room.watched else period))
 
                 room.timer = loop.call_at(loop_now + (due - now), fire)
 
@@ -650,6 +774,9 @@ class Worker:
             "event": "result",
             "rooms": len(self.rooms),
             "plays_us": [round(x * 1e6) for x in STATS.plays],
+            "acks_us": [round(x * 1e6) for x in STATS.acks],
+            "watched_acks_us": [round(x * 1e6) for x in STATS.watched_acks],
+            "watched_plays_us": [round(x * 1e6) for x in STATS.watched_plays],
             "accepted": STATS.accepted,
             "accepted_plays": STATS.accepted_plays,
             "games_finished": STATS.games_finished,
@@ -662,10 +789,55 @@ class Worker:
             "gc_total_ms": STATS.gc_total * 1000,
         })
 
+    async def watch(self, cmd: dict[str, Any]) -> None:
+        """Open ``count`` spectators of room ``room`` (``hello``, ``join`` without a seat);
+        they read every frame and count it without decoding it. ``stalled`` of them stop
+        reading after their join (a slow client: TCP pushes back on the server)."""
+        host, port = cmd.get("host", "127.0.0.1"), cmd["port"]
+        timeout = cmd.get("timeout", 30.0)
+        sem = asyncio.Semaphore(cmd.get("concurrency", 32))
+        t0 = mono()
+        refused: dict[str, int] = {}
+
+        async def one(i: int) -> Spectator | None:
+            async with sem:
+                spectator = Spectator()
+                await spectator.open(host, port, cmd["room"], f"w{i}", timeout)
+                if spectator.refused is not None:
+                    refused[spectator.refused] = refused.get(spectator.refused, 0) + 1
+                    spectator.close()
+                    return None
+                if i < cmd.get("stalled", 0) and spectator.ws is not None \
+                        and spectator.ws.transport is not None:
+                    spectator.ws.transport.pause_reading()
+                else:
+                    await spectator.take_over()
+                return spectator
+
+        made = await asyncio.wait_for(
+            asyncio.gather(*(one(i) for i in range(cmd["count"]))), cmd.get("setup_timeout",
+                                                                            600.0))
+        self.spectators = [s for s in made if s is not None]
+        gc.collect()
+        gc.freeze()
+        emit({"event": "watching", "spectators": len(self.spectators), "refused": refused,
+              "seconds": mono() - t0})
+
+    def watch_stats(self) -> None:
+        """What the spectators have received so far."""
+        emit({"event": "watch_stats",
+              "frames": sum(s.frames for s in self.spectators),
+              "bytes": sum(s.bytes for s in self.spectators),
+              "snapshots": sum(s.snapshots for s in self.spectators),
+              "open": sum(1 for s in self.spectators if s.ws is not None and not s.ws.closed)})
+
     async def close(self) -> None:
         for room in self.rooms:
             room.close()
         self.rooms = []
+        for spectator in self.spectators:
+            spectator.close()
+        self.spectators = []
         gc.unfreeze()
         gc.enable()
         await asyncio.sleep(0.2)
@@ -688,6 +860,10 @@ async def main_async() -> None:
                 await worker.setup(cmd)
             elif cmd["cmd"] == "run":
                 await worker.run(cmd)
+            elif cmd["cmd"] == "watch":
+                await worker.watch(cmd)
+            elif cmd["cmd"] == "watch_stats":
+                worker.watch_stats()
             elif cmd["cmd"] == "close":
                 await worker.close()
             elif cmd["cmd"] == "exit":

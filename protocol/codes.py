@@ -125,6 +125,11 @@ SERVER_MEANINGS: dict[str, str] = {
         "this client address had more joins refused than failed_joins_per_minute allows; "
         "the join was not tried; wait retry_after seconds"
     ),
+    "too_many_spectators": (
+        "a join without a seat (to watch) of a room that already has max_spectators_per_room "
+        "spectators (200 by default; counted over every server process); nothing changed; "
+        "try again later or take a seat"
+    ),
     "too_many_connections": (
         "HTTP only (the WebSocket handshake of /ws, 429): this client address already holds "
         "max_connections_per_address open connections"
@@ -161,7 +166,8 @@ ERROR_CODES: tuple[str, ...] = (
     "already_welcomed", "not_joined", "not_seated", "hints_disabled", "room_not_found",
     "bad_seat", "seat_taken", "already_seated", "name_taken", "bad_token", "not_player_token",
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
-    "rate_limited", "too_many_rooms", "too_many_joins", "request_id_reused",
+    "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
+    "request_id_reused",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""

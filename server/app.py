@@ -54,6 +54,7 @@ from protocol.openapi import document as openapi_document
 
 from . import frames
 from .broker import Broker, MemoryBroker, RedisBroker, ShardedRedisBroker
+from .budgets import Budgets, RedisBudgets
 from .computer_seats import ComputerSeats, DecideFn
 from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
@@ -62,6 +63,7 @@ from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
 from .presence import Presence
+from .proxies import ClientAddressMiddleware
 from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
 from .settings import Settings
@@ -157,8 +159,10 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     settings = config.settings
     store: RoomStore
     broker: Broker
+    budgets: Budgets | None = None
     if settings.redis_url and settings.redis_cluster:
         cluster = redis_cluster_client(settings)
+        budgets = RedisBudgets(cluster, settings.key_prefix)
         keys = ClusterKeys(settings.key_prefix, settings.redis_cluster_buckets)
         broker = ShardedRedisBroker(cluster, keys.channel, settings.redis_timeout_seconds)
         store = ClusterRedisStore(
@@ -168,6 +172,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         )
     elif settings.redis_url:
         redis = redis_client(settings)
+        budgets = RedisBudgets(redis, settings.key_prefix)
         broker = RedisBroker(redis, settings.key_prefix)
         store = RedisStore(
             redis, settings.key_prefix, settings.room_ttl_seconds, published=broker.published,
@@ -197,6 +202,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         settings.max_connections_per_address, settings.rooms_per_minute,
         settings.failed_joins_per_minute, settings.connections_per_minute,
         room_reads_per_minute=settings.room_reads_per_minute,
+        shared=budgets, ipv6_prefix=settings.ipv6_prefix_length,
     )
     services.actions = ActionGate(
         settings.max_inflight_actions, settings.action_queue_seconds,
@@ -257,8 +263,10 @@ async def ws_endpoint(websocket: WebSocket) -> None:
     ``allowed_origins`` does not list), negotiate the subprotocol, then serve one
     :class:`Session`.
 
-    An address that already holds ``max_connections_per_address`` open connections is
-    refused at the handshake: ``429 {"error": {"code": "too_many_connections"}}``.
+    An address (its budget key: an IPv6 client's /64) that already holds
+    ``max_connections_per_address`` open connections, or opened ``connections_per_minute``
+    in the last minute, is refused at the handshake: ``429 {"error": {"code":
+    "too_many_connections"}}``.
     """
     if origin_refused(websocket):
         await websocket.close(code=1008)  # before accept: the handshake gets HTTP 403
@@ -269,8 +277,10 @@ async def ws_endpoint(websocket: WebSocket) -> None:
         await websocket.close(code=1002)
         return
     services = _services(websocket)
-    address = client_address(websocket.scope)
     limits = services.limits
+    address = client_address(websocket.scope)
+    if limits is not None:
+        address = limits.key(address)
     if limits is not None and not limits.connect(address):
         limits.refused["too_many_connections"] += 1
         refusal = _too_many(
@@ -370,12 +380,14 @@ async def create_room(request: Request) -> Response:
     except ValueError as exc:
         return _error(400, "bad_options", str(exc))
     services = _services(request)
-    if services.limits is not None:
-        wait = services.limits.rooms.spend(client_address(request.scope))
-        if wait:
-            services.limits.refused["too_many_rooms"] += 1
+    limits = services.limits
+    ticket = None
+    if limits is not None:
+        ticket = await limits.take(limits.rooms, limits.key(client_address(request.scope)))
+        if not ticket.taken:
+            limits.refused["too_many_rooms"] += 1
             return _too_many("too_many_rooms", "this address created too many rooms; retry "
-                             "after Retry-After seconds", wait)
+                             "after Retry-After seconds", ticket.wait)
     try:
         record, creator = await services.service.create_room(
             create.options.model_dump(),
@@ -383,7 +395,11 @@ async def create_room(request: Request) -> Response:
             room=create.room.model_dump(),
             request_id=create.request_id,
         )
-    except RoomError as exc:
+    except (RoomError, StoreUnavailable) as exc:
+        if ticket is not None:  # nothing was created: the room does not count
+            await ticket.refund()
+        if isinstance(exc, StoreUnavailable):
+            raise
         return _error(409 if exc.code == "request_id_reused" else 400, exc.code, exc.message)
     body_out = frames.room_created(
         record, creator, base_url(services.settings, request.url),
@@ -399,11 +415,12 @@ async def room_summary(request: Request) -> Response:
     is spent: every request counts, found or not)."""
     services = _services(request)
     if services.limits is not None:
-        wait = services.limits.room_reads.spend(client_address(request.scope))
-        if wait:
-            services.limits.refused["too_many_room_reads"] += 1
+        limits = services.limits
+        ticket = await limits.take(limits.room_reads, limits.key(client_address(request.scope)))
+        if not ticket.taken:
+            limits.refused["too_many_room_reads"] += 1
             return _too_many("too_many_room_reads", "this address read too many room "
-                             "summaries; retry after Retry-After seconds", wait)
+                             "summaries; retry after Retry-After seconds", ticket.wait)
     room_id = request.path_params["room"]
     if not re.match(ROOM_ID_PATTERN, room_id):
         return _error(404, "room_not_found", "no such room")
@@ -534,7 +551,10 @@ def create_app(
     app = CribbageApp(
         routes=ROUTES,
         lifespan=lifespan,
-        middleware=[Middleware(CORSMiddleware, **origins.cors_options())],
+        middleware=[
+            Middleware(ClientAddressMiddleware, trusted=settings.forwarded_allow_ips),
+            Middleware(CORSMiddleware, **origins.cors_options()),
+        ],
         exception_handlers={
             StoreError: _store_down, RedisError: _store_down, Exception: _internal_error,
         },
@@ -578,9 +598,10 @@ def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
     """Options the server runs uvicorn with: the default stack (httptools, websockets)
     with a deadline on each whole request (``request_timeout_seconds``,
     :class:`server.limits.GuardedHttpToolsProtocol`), a budget of wire frames and bytes
-    per WebSocket (:class:`server.wsguard.GuardedWebSocketProtocol`), no permessage-deflate,
-    and the client address from ``X-Forwarded-For`` only from the proxies in
-    ``forwarded_allow_ips``."""
+    per WebSocket (:class:`server.wsguard.GuardedWebSocketProtocol`) and no
+    permessage-deflate. uvicorn's own proxy headers middleware is off: the app's
+    :class:`server.proxies.ClientAddressMiddleware` takes the client address from
+    ``X-Forwarded-For`` of the proxies in ``forwarded_allow_ips`` only (none by default)."""
     return {
         "host": settings.host,
         "port": settings.port,
@@ -591,7 +612,6 @@ def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
         ),
         "ws_per_message_deflate": False,
         "ws_max_size": max(1 << 20, settings.max_frame_bytes * 4),
-        "proxy_headers": True,
-        "forwarded_allow_ips": settings.forwarded_allow_ips,
+        "proxy_headers": False,
         "lifespan": "on",
     }

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import engine
@@ -33,6 +34,7 @@ import engine
 from . import frames
 from .broker import Broker
 from .rooms import RoomService
+from .spectators import SpectatorFeed
 from .store.base import RoomRecord, StoreError, takeover_times
 from .views import VersionData, seat_infos
 
@@ -50,7 +52,12 @@ behind; the store is not asked for thousands of logs at the same moment)."""
 
 
 class LocalRoom:
-    """The sessions of one room in this process, and the room's recent versions."""
+    """The sessions of one room in this process, and the room's recent versions.
+
+    :attr:`sessions` are served one by one, at once (players, and connections still
+    joining); spectators, once joined, by the room's :attr:`feed`
+    (``server.spectators.SpectatorFeed``), after the players and with one shared frame.
+    """
 
     KEEP_VERSIONS = 2
     """Versions kept per room: the newest, and the one before (its state and views let the
@@ -58,9 +65,17 @@ class LocalRoom:
     long-lived objects per room keep the garbage collector's full passes short
     (docs/performance.md)."""
 
-    def __init__(self, room_id: str) -> None:
+    def __init__(
+        self, room_id: str,
+        room_settings: Callable[[RoomRecord], dict[str, Any]] | None = None,
+    ) -> None:
         self.room_id = room_id
+        self.room_settings = room_settings or (lambda record: {})
+        """The room settings of a record (``RoomService.room_settings``; for spectators'
+        snapshots)."""
         self.sessions: set[Session] = set()
+        self.feed: SpectatorFeed | None = None
+        """The spectators' feed (made for the first spectator)."""
         self.presence: dict[int, int] = {}
         self.takeovers: dict[int, int] = {}
         """Seat -> when the computer takes over that away seat (Unix ms), as last told."""
@@ -120,10 +135,32 @@ class LocalRoom:
 
     @property
     def delivered(self) -> int:
-        """The oldest version any of this room's sessions has been sent (-1 if none): a
-        room whose store version is newer has sessions that missed something."""
-        return min((s.last_version for s in self.sessions if s.last_version >= 0),
-                   default=self.latest_version)
+        """The oldest version any of this room's sessions has been sent, or its spectator
+        feed been given (-1 if none): a room whose store version is newer has sessions that
+        missed something. (A spectator that reads slowly is the feed's to bring up to date,
+        not the store's.)"""
+        versions = [s.last_version for s in self.sessions if s.last_version >= 0]
+        if self.feed is not None and self.feed.watchers and self.feed.offered >= 0:
+            versions.append(self.feed.offered)
+        return min(versions, default=self.latest_version)
+
+    @property
+    def empty(self) -> bool:
+        """Whether no connection of this process follows the room."""
+        return not self.sessions and (self.feed is None or not self.feed.watchers)
+
+    def watch(self, session: Session) -> None:
+        """A session that joined as a spectator is served by the feed from now on."""
+        self.sessions.discard(session)
+        if self.feed is None:
+            self.feed = SpectatorFeed(self.room_id, self.room_settings, self.seats)
+        self.feed.add(session)
+
+    def drop(self, session: Session) -> None:
+        """A session left the room."""
+        self.sessions.discard(session)
+        if self.feed is not None:
+            self.feed.discard(session)
 
     def seats(self, record: RoomRecord) -> list[dict[str, Any]]:
         """Seat facts with this process's view of presence (and of takeover times)."""
@@ -165,7 +202,7 @@ class LocalRooms:
         async with self._room_lock(room_id):
             local = self.rooms.get(room_id)
             if local is None:
-                local = LocalRoom(room_id)
+                local = LocalRoom(room_id, self.service.room_settings)
                 self.rooms[room_id] = local
                 self.service.cache.follow(room_id)
                 try:
@@ -189,11 +226,13 @@ class LocalRooms:
             local = self.rooms.get(room_id)
             if local is None:
                 return
-            local.sessions.discard(session)
-            if not local.sessions:
+            local.drop(session)
+            if local.empty:
                 if local.presence_timer is not None:
                     local.presence_timer.cancel()
                     local.presence_timer = None
+                if local.feed is not None:
+                    local.feed.close()
                 del self.rooms[room_id]
                 self.service.cache.unfollow(room_id)
                 with contextlib.suppress(Exception):
@@ -247,8 +286,12 @@ class LocalRooms:
             self._presence(local, seat, connected)
 
     def _deliver(self, local: LocalRoom, data: VersionData) -> None:
+        """Send the version to the room's players at once, then hand it to the spectator
+        feed (which serves the spectators in its own task, after them)."""
         for session in list(local.sessions):
             session.on_version(local, data)
+        if local.feed is not None and local.feed.watchers:
+            local.feed.offer(data)
         for event in data.events:
             if event.get("type") == "computer_standin":
                 seat = int(event["seat"])
@@ -300,6 +343,8 @@ class LocalRooms:
             )
             for session in list(local.sessions):
                 session.on_presence(frame)
+            if local.feed is not None:
+                local.feed.offer_presence(frame)
 
     # -- keeping whole ----------------------------------------------------------------------
     def spawn(self, coro: Any) -> None:

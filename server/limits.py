@@ -2,17 +2,20 @@
 
 * :class:`FrameBucket`: the per-connection token bucket on client frames (``frame_rate``,
   ``frame_burst``) and the flood counter that closes a connection that keeps flooding.
-* :class:`AddressQuota` and :class:`AddressLimits`: per client address, open WebSocket
-  connections, room creations per minute and refused joins per minute. The address is the
-  peer's, or the one a trusted proxy names in ``X-Forwarded-For`` (uvicorn's proxy headers
-  middleware, ``forwarded_allow_ips``).
+* :class:`AddressLimits`: per client address, open WebSocket connections and new ones per
+  minute (this process's), room creations and refused joins per minute (the budgets that
+  guard the store: ``server.budgets``, shared by every process on Redis). The address is the
+  peer's, or the one a trusted proxy names in ``X-Forwarded-For`` (``server.proxies``,
+  ``forwarded_allow_ips``), keyed by ``server.budgets.address_key`` (an IPv6 client by its
+  /64). :class:`~server.budgets.AddressQuota` (a bucket per address in this process) is
+  re-exported here.
 * :class:`GuardedHttpToolsProtocol`: uvicorn's httptools HTTP protocol with a deadline for
   a whole request (``request_timeout_seconds``): a half-sent request or WebSocket handshake
   cannot hold a socket longer than that.
 * :func:`raise_open_files_limit`: the soft ``RLIMIT_NOFILE`` raised to the hard one.
 
-Every count here is per process: a deployment of n processes behind a proxy lets one address
-have n times each budget (docs/protocol.md "Limits" says why that is acceptable).
+Connections are counted per process: a deployment of n processes behind a proxy lets one
+address hold n times those (docs/protocol.md "Limits" says why that is acceptable).
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ import math
 import time
 from collections import Counter
 from typing import Any
+
+from .budgets import AddressQuota as AddressQuota  # re-exported: a bucket per address
+from .budgets import Budget, Budgets, MemoryBudgets, Ticket, address_key
 
 log = logging.getLogger(__name__)
 
@@ -84,113 +90,76 @@ class FrameBucket:
         return self.refused > self.flood_refusals
 
 
-class AddressQuota:
-    """A token bucket per client address: ``per_minute`` events a minute, all of them at
-    once at most. Buckets that have refilled are dropped (at most once a minute), so memory
-    follows the addresses active in the last minute.
+class AddressLimits:
+    """The per-address limits: open WebSocket connections and new ones per minute (this
+    process's, :attr:`local`), room creations and refused joins per minute (the budgets that
+    guard the store, :attr:`shared`: across every process on Redis, see
+    ``server.budgets``), all keyed by :meth:`key` (an IPv6 client by its /64).
 
     Args:
-        per_minute: the budget; 0 means no limit (every check passes).
+        max_connections: ``max_connections_per_address`` (0: no limit).
+        rooms_per_minute, failed_joins_per_minute, connections_per_minute,
+            room_reads_per_minute: the settings of the same names (0: no limit).
+        shared: where the store's budgets are counted (default: this process).
+        ipv6_prefix: ``ipv6_prefix_length``.
     """
 
-    def __init__(self, per_minute: int) -> None:
-        self.capacity = float(per_minute)
-        self.rate = per_minute / 60.0
-        self.buckets: dict[str, list[float]] = {}
-        self._pruned = time.monotonic()
-
-    def _tokens(self, address: str, now: float) -> list[float]:
-        if now - self._pruned > 60.0:
-            self._prune(now)
-        bucket = self.buckets.get(address)
-        if bucket is None:
-            bucket = self.buckets[address] = [self.capacity, now]
-        else:
-            bucket[0] = min(self.capacity, bucket[0] + (now - bucket[1]) * self.rate)
-            bucket[1] = now
-        return bucket
-
-    def _prune(self, now: float) -> None:
-        self._pruned = now
-        full = [a for a, (tokens, stamp) in self.buckets.items()
-                if tokens + (now - stamp) * self.rate >= self.capacity]
-        for address in full:
-            del self.buckets[address]
-
-    def wait(self, address: str, now: float | None = None) -> float:
-        """Seconds until ``address`` may spend one event (0.0: now), spending nothing."""
-        if not self.capacity:
-            return 0.0
-        tokens = self._tokens(address, time.monotonic() if now is None else now)[0]
-        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
-
-    def spend(self, address: str, now: float | None = None) -> float:
-        """Spend one event of ``address``'s budget.
-
-        Returns:
-            0.0 if it was within budget (and is now spent); else the seconds until it
-            would be, and nothing is spent.
-        """
-        if not self.capacity:
-            return 0.0
-        bucket = self._tokens(address, time.monotonic() if now is None else now)
-        if bucket[0] >= 1.0:
-            bucket[0] -= 1.0
-            return 0.0
-        return (1.0 - bucket[0]) / self.rate
-
-    def charge(self, address: str, now: float | None = None) -> None:
-        """Spend one event of ``address``'s budget even if none is left (the budget goes no
-        lower than empty)."""
-        if not self.capacity:
-            return
-        bucket = self._tokens(address, time.monotonic() if now is None else now)
-        bucket[0] = max(0.0, bucket[0] - 1.0)
-
-
-class AddressLimits:
-    """This process's per-address counts: open WebSocket connections, room creations,
-    refused joins and room summaries read (settings ``max_connections_per_address``,
-    ``rooms_per_minute``, ``failed_joins_per_minute``, ``room_reads_per_minute``)."""
-
     def __init__(self, max_connections: int, rooms_per_minute: int,
-                 failed_joins_per_minute: int, connections_per_minute: int = 0,
-                 room_reads_per_minute: int = 0) -> None:
+                 failed_joins_per_minute: int, connections_per_minute: int = 0, *,
+                 room_reads_per_minute: int = 0, shared: Budgets | None = None,
+                 ipv6_prefix: int = 64) -> None:
         self.max_connections = max_connections
-        self.new_connections = AddressQuota(connections_per_minute)
+        self.ipv6_prefix = ipv6_prefix
+        self.local = MemoryBudgets()
+        """Budgets of this process (connections)."""
+        self.shared: Budgets = shared if shared is not None else self.local
+        """Budgets that guard the store (rooms, refused joins): on Redis, every process's."""
+        self.new_connections = Budget("connections", connections_per_minute)
         """New WebSocket connections per address per minute (``connections_per_minute``):
         reconnecting must not be a way around each connection's frame budget."""
-        self.connections: dict[str, int] = {}
-        self.refused: Counter[str] = Counter()
-        """What the limits refused or closed, by code (``rate_limited``, ``too_many_rooms``,
-        ``too_many_joins``, ``too_many_connections``) or close reason (``flood``,
-        ``hello_timeout``, ``idle``); ``/metrics`` reports it."""
-        self.rooms = AddressQuota(rooms_per_minute)
-        self.failed_joins = AddressQuota(failed_joins_per_minute)
-        self.room_reads = AddressQuota(room_reads_per_minute)
+        self.rooms = Budget("rooms", rooms_per_minute)
+        """Rooms created per address per minute (``rooms_per_minute``)."""
+        self.failed_joins = Budget("failed_joins", failed_joins_per_minute)
+        """Refused joins per address per minute (``failed_joins_per_minute``)."""
+        self.room_reads = Budget("room_reads", room_reads_per_minute)
         """Room summaries read per address per minute (``GET /api/rooms/{id}``,
         ``room_reads_per_minute``): each costs store reads, and guessing room ids by HTTP
         must cost as joining them does."""
+        self.connections: dict[str, int] = {}
+        self.refused: Counter[str] = Counter()
+        """What the limits refused or closed, by code (``rate_limited``, ``too_many_rooms``,
+        ``too_many_joins``, ``too_many_connections``, ``too_many_spectators``,
+        ``too_many_room_reads``) or close reason (``flood``, ``hello_timeout``, ``idle``);
+        ``/metrics`` reports it."""
 
-    def connect(self, address: str) -> bool:
-        """Count one more open connection of ``address``; False (and nothing counted) if
-        it already holds ``max_connections`` or opened ``connections_per_minute`` in the
-        last minute."""
-        held = self.connections.get(address, 0)
+    def key(self, address: str) -> str:
+        """The budget key of a client address (:func:`server.budgets.address_key`)."""
+        return address_key(address, self.ipv6_prefix)
+
+    async def take(self, budget: Budget, key: str) -> Ticket:
+        """Check and charge one event of a store-guarding ``budget`` for ``key`` (one atomic
+        step; :meth:`server.budgets.Budgets.take`)."""
+        return await self.shared.take(budget, key)
+
+    def connect(self, key: str) -> bool:
+        """Count one more open connection of ``key`` (checked and counted in one step);
+        False (and nothing counted) if it already holds ``max_connections`` or opened
+        ``connections_per_minute`` in the last minute."""
+        held = self.connections.get(key, 0)
         if self.max_connections and held >= self.max_connections:
             return False
-        if self.new_connections.spend(address):
+        if not self.local.take_now(self.new_connections, key).taken:
             return False
-        self.connections[address] = held + 1
+        self.connections[key] = held + 1
         return True
 
-    def disconnect(self, address: str) -> None:
-        """One connection of ``address`` ended."""
-        held = self.connections.get(address, 0) - 1
+    def disconnect(self, key: str) -> None:
+        """One connection of ``key`` ended."""
+        held = self.connections.get(key, 0) - 1
         if held > 0:
-            self.connections[address] = held
+            self.connections[key] = held
         else:
-            self.connections.pop(address, None)
+            self.connections.pop(key, None)
 
 
 def retry_after_header(seconds: float) -> str:

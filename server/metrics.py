@@ -13,6 +13,8 @@ Metrics (all prefixed ``cribbage_``): ``connections`` and ``rooms_followed`` (ga
 ``deadlines_retried_total`` and ``deadline_lateness_seconds{stat}`` (mean and max of the
 last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_total``;
 ``limited_total{code}`` (refusals and closes by the limits of docs/protocol.md "Limits");
+``budgets_local_total`` (budget events counted per process during a Redis outage);
+``spectators`` (gauge);
 ``actions_in_flight``, ``actions_waiting``, ``actions_queued_total`` and
 ``overload_refused_total{reason}`` (admission control, ``server.overload``);
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
@@ -179,6 +181,13 @@ class _Collector(Collector):
             for code, n in sorted(s.limits.refused.items()):
                 limited.add_metric([code], n)
         yield limited
+        shared = s.limits.shared if s.limits is not None else None
+        yield CounterMetricFamily("cribbage_budgets_local", "Per-address budget events "
+                                  "counted by this process alone because Redis could not be "
+                                  "reached", value=getattr(shared, "fallbacks", 0))
+        yield GaugeMetricFamily("cribbage_spectators", "Connections of this process that "
+                                "watch a room without a seat",
+                                value=sum(getattr(s.presence, "watching", {}).values()))
         gate = s.actions
         yield GaugeMetricFamily("cribbage_actions_in_flight", "Client actions being worked "
                                 "on (admission control)",

@@ -25,6 +25,13 @@ Before an owner first writes presence in a room, the room is added to the owner'
 rooms (what the reaper walks); a room is taken out of the set only at a heartbeat, when the
 owner holds nothing there, and a connection to a room being taken out waits for that to
 finish and adds it back.
+
+Spectators are counted the same way, per owner and absolute (``RoomStore.set_watchers``),
+for the cap ``max_spectators_per_room``: :meth:`Presence.watch` checks this process's own
+count first (exact) and then the room's total over every owner in the store, in the same
+atomic step as the write; a dead owner's spectators count until it is reaped. When the store
+cannot be reached the cap holds per process only (fail open: the join itself then fails or
+succeeds on its own).
 """
 
 from __future__ import annotations
@@ -64,6 +71,8 @@ class Presence:
         self.owner = new_owner_id()
         self.counts: dict[str, dict[int, int]] = {}
         """room -> seat -> connections of this process."""
+        self.watching: dict[str, int] = {}
+        """room -> this process's spectators of it."""
         self._registered: set[str] = set()
         self._removing: set[str] = set()
         self._removed = asyncio.Event()
@@ -129,6 +138,47 @@ class Presence:
         await self.store.set_presence(room_id, self.owner, {seat: left}, takeovers=takeovers,
                                       now=self.service.clock())
 
+    async def watch(self, room_id: str, cap: int) -> bool:
+        """One more connection of this process watches the room, unless that would take
+        the room past ``cap`` spectators (0: no cap): checked against this process's own
+        count, then against the room's total in the store (atomically with the write).
+
+        Returns:
+            False when refused (nothing counted). A store that cannot be reached counts for
+            this process only (the next write for the room puts the store right).
+        """
+        mine = self.watching.get(room_id, 0)
+        if cap and mine >= cap:
+            return False
+        self.watching[room_id] = mine + 1
+        try:
+            await self._ensure_registered(room_id)
+            total = await self.store.set_watchers(
+                room_id, self.owner, self.watching.get(room_id, 0), cap)
+        except StoreError:
+            return True
+        if total == -1:
+            self._unwatch_count(room_id)
+            return False
+        return True
+
+    async def unwatch(self, room_id: str) -> None:
+        """A connection of this process stopped watching the room (best effort: a store
+        that cannot be reached is put right by the next write, or by the reaper)."""
+        left = self._unwatch_count(room_id)
+        try:
+            await self.store.set_watchers(room_id, self.owner, left)
+        except StoreError:
+            pass
+
+    def _unwatch_count(self, room_id: str) -> int:
+        left = max(0, self.watching.get(room_id, 0) - 1)
+        if left:
+            self.watching[room_id] = left
+        else:
+            self.watching.pop(room_id, None)
+        return left
+
     async def _ensure_registered(self, room_id: str) -> None:
         """Add the room to this owner's rooms in the store before any presence is written
         there (so a reaper can always find it)."""
@@ -161,7 +211,8 @@ class Presence:
             log.warning("presence owner %s was declared dead; re-asserting", self.owner)
             await self._reassert()
             return
-        idle = [r for r in self._registered if not self.counts.get(r)]
+        idle = [r for r in self._registered
+                if not self.counts.get(r) and not self.watching.get(r)]
         if not idle:
             return
         self._removing.update(idle)
@@ -177,13 +228,15 @@ class Presence:
         """Write everything this process holds again (under a new owner id if asked)."""
         if new_id:
             self.owner = new_owner_id()
-        rooms = sorted(self.counts)
+        rooms = sorted(set(self.counts) | set(self.watching))
         await self.store.owner_heartbeat(self.owner, self.service.clock(), rooms, True)
         self._registered = set(rooms)
         for room_id in rooms:
             seats = dict(self.counts.get(room_id, {}))
             await self.store.set_presence(room_id, self.owner, seats, full=True,
                                           now=self.service.clock())
+            if self.watching.get(room_id):
+                await self.store.set_watchers(room_id, self.owner, self.watching[room_id])
 
     async def reap(self) -> int:
         """Remove the presence of owners that stopped heartbeating (dead processes): each
@@ -213,6 +266,7 @@ class Presence:
                 takeovers = self.service.takeovers(record, self.service.clock())
                 await self.store.set_presence(room_id, owner, {}, full=True,
                                               takeovers=takeovers, now=self.service.clock())
+                await self.store.set_watchers(room_id, owner, 0)
             await self.store.forget_owner(owner)
             log.info("reaped the presence of stopped server process %s (%d rooms)", owner,
                      len(rooms))
@@ -233,6 +287,12 @@ class Presence:
             except StoreError:
                 return
         self.counts.clear()
+        for room_id in list(self.watching):
+            try:
+                await self.store.set_watchers(room_id, self.owner, 0)
+            except StoreError:
+                return
+        self.watching.clear()
         try:
             rooms = await self.store.claim_owner(self.owner, now + 1e9, now, now)
             if rooms is not None:

@@ -41,6 +41,7 @@ from .rooms import RoomError, RoomService
 from .settings import Settings
 from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
 from .views import VersionData, redact
+from .wsguard import PREPARED_SEND
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,8 @@ class Session:
         settings: server settings (frame size, queue limit).
         base_url: used to build share links, e.g. ``http://host:8000``.
         metrics: the app's metrics (actions counted and timed), or None.
-        address: the client's address (per-address quotas), e.g. ``"203.0.113.7"``.
+        address: the client's budget key (per-address limits: its address, an IPv6
+            client's /64), e.g. ``"203.0.113.7"``.
         limits: the process's per-address limits, or None for none.
     """
 
@@ -117,6 +119,9 @@ class Session:
         self.local: LocalRoom | None = None
         self.seat: int | None = None
         self.seat_token: str | None = None
+        self.watching = False
+        """Whether this connection counts as a spectator of its room (the cap
+        ``max_spectators_per_room``, ``Presence.watch``)."""
         self.last_version = -1
         self.last_view: dict[str, Any] | None = None
         self._joining = False
@@ -126,6 +131,11 @@ class Session:
         self._buffer: list[VersionData] = []
         self._progress = asyncio.Event()
         self._queue: asyncio.Queue[str | bytes | None] = asyncio.Queue()
+        scope = getattr(websocket, "scope", None) or {}  # (bench/accounting.py has none)
+        prepared = (scope.get("extensions") or {}).get(PREPARED_SEND)
+        self._prepared: Callable[[bytes], bool] | None = (
+            prepared["send"] if isinstance(prepared, dict) else None)
+        """The socket's direct write of a prepared frame (``server.wsguard``), if offered."""
 
     # -- outgoing ------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
@@ -141,6 +151,34 @@ class Session:
             self._queue.put_nowait(None)
             return
         self._queue.put_nowait(self.codec.encode(message))
+
+    def send_shared(self, frame: str | bytes, wire: bytes, backlog: int) -> bool:
+        """Send a frame a spectator feed shares among many connections: ``frame`` encoded,
+        ``wire`` the same as a whole WebSocket frame (``server.wsguard.prepared_frame``).
+        With nothing queued before it, ``wire`` is written to the socket at once (no task
+        switch: the writer is idle); otherwise ``frame`` is queued behind the rest, unless
+        more than ``backlog`` frames are queued already.
+
+        Returns:
+            Whether it was sent or queued (False: this connection reads slowly — its socket
+            buffer or its queue is full — or is closing).
+        """
+        if self.state is SessionState.CLOSING:
+            return False
+        if self._queue.empty() and self._prepared is not None:
+            # The writer has nothing in hand (a frame it took is written before it waits,
+            # unless the socket is full, and then this write is refused too), so writing
+            # here keeps the order of the connection's frames.
+            return bool(self._prepared(wire))
+        if self._queue.qsize() > backlog:
+            return False
+        self._queue.put_nowait(frame)
+        return True
+
+    def watched(self, version: int, view: dict[str, Any] | None) -> None:
+        """A spectator feed sent this connection ``version`` (whose view is ``view``)."""
+        self.last_version = version
+        self.last_view = view
 
     async def _writer(self) -> None:
         while True:
@@ -354,19 +392,26 @@ class Session:
                                  self.settings.max_frame_bytes))
 
     async def _create_room(self, message: m.CreateRoom) -> None:
-        if self.limits is not None:
-            wait = self.limits.rooms.spend(self.address)
-            if wait:
+        limits = self.limits
+        ticket = None
+        if limits is not None:
+            ticket = await limits.take(limits.rooms, self.address)
+            if not ticket.taken:
                 self._count("too_many_rooms")
                 self.error("too_many_rooms", "this address created too many rooms; wait "
-                           "retry_after seconds", "create_room", round(wait, 3))
+                           "retry_after seconds", "create_room", round(ticket.wait, 3))
                 return
-        record, creator = await self.service.create_room(
-            message.options.model_dump(),
-            computers=dict(message.computers),
-            room=message.room.model_dump(),
-            request_id=message.request_id,
-        )
+        try:
+            record, creator = await self.service.create_room(
+                message.options.model_dump(),
+                computers=dict(message.computers),
+                room=message.room.model_dump(),
+                request_id=message.request_id,
+            )
+        except (RoomError, StoreUnavailable):
+            if ticket is not None:  # nothing was created: the room does not count
+                await ticket.refund()
+            raise
         self.send(frames.room_created(record, creator, self.base_url,
                                       self.service.room_settings(record)))
 
@@ -462,20 +507,28 @@ class Session:
         self.send(frames.left(room_id))
 
     async def _join(self, message: m.Join) -> None:
+        """A ``join``, paid for in advance: one event of the address's refused-joins budget
+        is taken before the room is asked (so concurrent guesses cannot all pass a check
+        none of them has paid for) and given back unless the join is refused with one of
+        :data:`FAILED_JOIN_CODES`."""
         limits = self.limits
+        ticket = None
         if limits is not None:
-            wait = limits.failed_joins.wait(self.address)
-            if wait:
+            ticket = await limits.take(limits.failed_joins, self.address)
+            if not ticket.taken:
                 self._count("too_many_joins")
                 self.error("too_many_joins", "too many refused joins from this address; wait "
-                           "retry_after seconds", "join", round(wait, 3))
+                           "retry_after seconds", "join", round(ticket.wait, 3))
                 return
+        counted = False
         try:
             await self._join_room(message)
         except RoomError as exc:
-            if limits is not None and exc.code in FAILED_JOIN_CODES:
-                limits.failed_joins.charge(self.address)
+            counted = exc.code in FAILED_JOIN_CODES
             raise
+        finally:
+            if ticket is not None and not counted:
+                await ticket.refund()
 
     async def _join_room(self, message: m.Join) -> None:
         await self._leave_room()
@@ -483,13 +536,22 @@ class Session:
             self.error("not_player_token", "a room's creator token cannot hold a seat", "join")
             return
         if message.token is not None and not self.service.tokens.is_issued(message.token):
-            if self.limits is not None:
-                self.limits.failed_joins.charge(self.address)
-            self.error("bad_token", "that token was not issued by this server", "join")
-            return
+            raise RoomError("bad_token", "that token was not issued by this server")
         token = message.token or self.player_token
         assert token is not None and self.name is not None
-        local = await self.rooms.attach(message.room, self)
+        presence = self.service.presence
+        watching = message.seat is None and presence is not None
+        if watching and not await presence.watch(
+                message.room, self.settings.max_spectators_per_room):
+            self._count("too_many_spectators")
+            raise RoomError("too_many_spectators", "this room has as many spectators as it "
+                            f"may ({self.settings.max_spectators_per_room})")
+        try:
+            local = await self.rooms.attach(message.room, self)
+        except BaseException:
+            if watching:
+                await presence.unwatch(message.room)
+            raise
         self.local = local
         self._joining = True
         self._buffer = []
@@ -506,7 +568,10 @@ class Session:
             self._joining = False
             self.local = None
             await self.rooms.detach(message.room, self)
+            if watching:
+                await presence.unwatch(message.room)
             raise
+        self.watching = watching
         self.seat = result.seat
         self.seat_token = token if result.seat is not None else None
         self.state = SessionState.IN_ROOM
@@ -522,11 +587,14 @@ class Session:
         buffered, self._buffer = self._buffer, []
         for data in buffered:
             self.on_version(local, data)
+        if result.seat is None and self.local is local:
+            local.watch(self)  # served from now on by the room's spectator feed
 
     async def _leave_room(self) -> None:
         local, seat = self.local, self.seat
         if local is None:
             return
+        watching, self.watching = self.watching, False
         self.local = None
         self.seat = None
         self.seat_token = None
@@ -542,6 +610,8 @@ class Session:
                     local.room_id, seat, latest.record if latest is not None else None
                 )
         await self.rooms.detach(local.room_id, self)
+        if watching and self.service.presence is not None:
+            await self.service.presence.unwatch(local.room_id)
 
     async def _act(self, message: m.Act) -> None:
         started = time.perf_counter()

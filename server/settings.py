@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from .origins import normalize
+from .proxies import TrustedProxies
 
 
 class Settings(BaseSettings):
@@ -227,10 +228,31 @@ class Settings(BaseSettings):
         "close frame before dropping the socket"
     )
     forwarded_allow_ips: str = Field(
-        "127.0.0.1", description="comma-separated addresses or networks of proxies trusted "
-        "to set X-Forwarded-For / X-Forwarded-Proto ('*': any); the client address of a "
-        "request from anyone else is its peer address"
+        "", description="comma-separated addresses or networks of proxies trusted to name "
+        "the client in X-Forwarded-For (and the scheme in X-Forwarded-Proto), or '*' for "
+        "every peer (only when nothing but the proxy can reach the server); empty (the "
+        "default): no proxy is trusted and the client address is the peer's. The client is "
+        "the right-most entry that is not a listed proxy; an entry that is not an IP "
+        "address is never taken (server.proxies)"
     )
+    ipv6_prefix_length: int = Field(
+        64, ge=1, le=128, description="per-address limits count an IPv6 client by its "
+        "network of this many bits (64: a /64, what one home or host is given; 128: each "
+        "address); IPv4 clients, and IPv4-mapped IPv6 ones, by their whole address"
+    )
+    max_spectators_per_room: int = Field(
+        200, ge=0, description="connections that may watch one room without a seat (0: no "
+        "limit); one more is refused (too_many_spectators). Exact per process; across "
+        "processes on Redis counted per process under its presence owner, atomically, so "
+        "the room's total holds too (a dead process's spectators count until it is reaped)"
+    )
+
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _check_proxies(cls, value: str) -> str:
+        """Every entry must be ``*``, an IP address or a network."""
+        TrustedProxies(value)
+        return value
 
     @field_validator("frame_ancestors")
     @classmethod

@@ -13,6 +13,11 @@ past either is failed at once with close code 1008. The budgets are many times w
 client of this protocol needs (a person sends a few frames a second; the app limit is 20
 messages a second), so only a flood meets them.
 
+It also offers the app a way to send one frame to many connections cheaply (the ASGI
+extension :data:`PREPARED_SEND`): a message framed once (:func:`prepared_frame`) is written
+to a connection's transport as it is, when the connection is open and its send buffer is
+not full — the spectators of a room all get the same frame (``server.spectators``).
+
 It also shortens the wait for the client's answer to the server's close frame
 (``ws_close_timeout_seconds``; uvicorn waits 10 s) so that a closed connection does not
 hold its socket for long, and counts a handshake refused with an HTTP answer (429
@@ -26,7 +31,22 @@ import time
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.frames import Frame
+from websockets.frames import Frame, Opcode
+
+PREPARED_SEND = "cribbage.prepared_send"
+"""The ASGI extension (``scope["extensions"]``) :class:`GuardedWebSocketProtocol` offers:
+``{"send": callable}``, where ``send(frame_bytes) -> bool`` writes a whole frame made by
+:func:`prepared_frame` now, or answers False (nothing written) when the connection is not
+open or its transport's buffer is full (the client reads slowly)."""
+
+
+def prepared_frame(message: str | bytes) -> bytes:
+    """The bytes of one unmasked, unfragmented WebSocket frame carrying ``message`` (text
+    for ``str``, binary for ``bytes``), as a server sends it without compression (the server
+    runs without permessage-deflate): the same bytes for every connection."""
+    if isinstance(message, str):
+        return Frame(Opcode.TEXT, message.encode()).serialize(mask=False, extensions=[])
+    return Frame(Opcode.BINARY, message).serialize(mask=False, extensions=[])
 
 log = logging.getLogger("server.limits")
 
@@ -82,6 +102,22 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
         # uvicorn's handlers read the events from the protocol object: put them back.
         self.conn.events = events
         super().handle_events()
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:
+            scope["extensions"][PREPARED_SEND] = {"send": self.send_prepared}
+
+    def send_prepared(self, frame: bytes) -> bool:
+        """Write ``frame`` (:func:`prepared_frame`) now if the connection is open and its
+        transport's buffer below the high-water mark; False (nothing written) otherwise."""
+        if (self.disconnected or self.close_sent or not self.handshake_complete
+                or self.initial_response is not None or not self.writable.is_set()
+                or self.transport.is_closing()):
+            return False
+        self.transport.write(frame)
+        return True
 
     async def send(self, message: Any) -> None:
         await super().send(message)

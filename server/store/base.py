@@ -523,6 +523,28 @@ class RoomStore(ABC):
         """Total connections per seat, summed over owners."""
 
     @abstractmethod
+    async def set_watchers(self, room_id: str, owner: str, count: int, cap: int = 0
+                           ) -> int | None:
+        """Write how many connections of ``owner`` watch the room without a seat (an
+        absolute count, like presence: a lost or repeated write is put right by the next),
+        checking the room's cap in the same atomic step.
+
+        Args:
+            count: the owner's spectators of the room now (0 removes its entry).
+            cap: with ``cap`` > 0, a count larger than the owner's stored one is refused
+                when the room's total over all owners would then exceed ``cap``
+                (``max_spectators_per_room``).
+
+        Returns:
+            The room's total after the write; -1 when refused (nothing written); None when
+            the room does not exist (nothing written).
+        """
+
+    @abstractmethod
+    async def watchers(self, room_id: str) -> dict[str, int]:
+        """Owner id -> the spectators it holds in the room (for reaping and for tests)."""
+
+    @abstractmethod
     async def presence_owners(self, room_id: str) -> dict[str, PresenceCounts]:
         """Owner id -> its counts per seat (for reaping and for tests)."""
 

@@ -46,7 +46,7 @@ from .health import StoreHealth
 
 
 class _Room:
-    __slots__ = ("record", "version", "actions", "log", "presence", "expires")
+    __slots__ = ("record", "version", "actions", "log", "presence", "watchers", "expires")
 
     def __init__(self, record: RoomRecord, expires: float) -> None:
         self.record = record
@@ -54,6 +54,7 @@ class _Room:
         self.actions: dict[str, str] = {}
         self.log: list[tuple[int, bytes]] = []
         self.presence: dict[tuple[int, str], int] = {}
+        self.watchers: dict[str, int] = {}
         self.expires = expires
 
     def totals(self) -> PresenceCounts:
@@ -292,6 +293,27 @@ class MemoryStore(RoomStore):
         """See :meth:`RoomStore.presence`."""
         room = self._get(room_id)
         return room.totals() if room else {}
+
+    async def set_watchers(self, room_id: str, owner: str, count: int, cap: int = 0
+                           ) -> int | None:
+        """See :meth:`RoomStore.set_watchers`."""
+        room = self._get(room_id)
+        if room is None:
+            return None
+        mine = room.watchers.get(owner, 0)
+        others = sum(room.watchers.values()) - mine
+        if cap > 0 and count > mine and others + count > cap:
+            return -1
+        if count > 0:
+            room.watchers[owner] = count
+        else:
+            room.watchers.pop(owner, None)
+        return others + count
+
+    async def watchers(self, room_id: str) -> dict[str, int]:
+        """See :meth:`RoomStore.watchers`."""
+        room = self._get(room_id)
+        return dict(room.watchers) if room else {}
 
     async def presence_owners(self, room_id: str) -> dict[str, PresenceCounts]:
         """See :meth:`RoomStore.presence_owners`."""

@@ -11,6 +11,8 @@ shard:
   full events included).
 * ``<prefix>room:{<id>}:presence``: hash ``"<seat>|<owner>"`` -> connections that server
   process holds for that seat (docs/architecture.md, "Presence").
+* ``<prefix>room:{<id>}:watchers``: hash ``<owner>`` -> that server process's spectators of
+  the room (``max_spectators_per_room``).
 * ``<prefix>room:{<id>}:deadlines``: sorted set ``"<kind>|<key>"`` -> due time (Unix
   seconds; the lease end once claimed).
 * ``<prefix>room:{<id>}:deadline_data``: hash ``"<kind>|<key>"`` -> deadline JSON.
@@ -123,6 +125,7 @@ class RedisStore(RoomStore):
         self._commit = self._script("commit.lua")
         self._create = self._script("create.lua")
         self._presence = self._script("presence.lua")
+        self._watchers = self._script("watchers.lua")
         self._claim = self._script("claim.lua")
         self._complete = self._script("complete.lua")
         self._park = self._script("park.lua")
@@ -397,6 +400,21 @@ class RedisStore(RoomStore):
             for seat, n in seat_counts.items():
                 totals[seat] = totals.get(seat, 0) + n
         return {s: n for s, n in totals.items() if n > 0}
+
+    async def set_watchers(self, room_id: str, owner: str, count: int, cap: int = 0
+                           ) -> int | None:
+        """See :meth:`RoomStore.set_watchers` (one script call, ``watchers.lua``)."""
+        total = int(await self._write(
+            self._watchers,
+            [self.key(room_id, "watchers"), self.key(room_id, "state")],
+            [owner, int(count), int(cap), self.ttl],
+        ))
+        return None if total == -2 else total
+
+    async def watchers(self, room_id: str) -> dict[str, int]:
+        """See :meth:`RoomStore.watchers`."""
+        raw = await self._read(lambda: self.redis.hgetall(self.key(room_id, "watchers")))
+        return {owner: int(n) for owner, n in raw.items()}
 
     async def presence_owners(self, room_id: str) -> dict[str, PresenceCounts]:
         """See :meth:`RoomStore.presence_owners`."""

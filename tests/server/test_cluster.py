@@ -31,6 +31,7 @@ from test_chaos import TOO_LATE, replay
 from protocol.client import Client, ClientError
 from server.app import redis_cluster_client
 from server.broker import ShardedRedisBroker
+from server.budgets import Budget, RedisBudgets
 from server.settings import Settings
 from server.store.base import Commit, Deadline, RoomRecord, StoreUnavailable
 from server.store.cluster import ClusterKeys, ClusterRedisStore
@@ -118,6 +119,30 @@ async def test_rooms_spread_over_every_shard_with_one_slot_each(cluster: LocalCl
         assert [await store.deadlines(r) for r in rooms] == [[]] * len(rooms)
         assert await store.versions(rooms) == [1] * len(rooms)
         assert store.unreplicated == 0  # every replica confirmed every change (WAIT)
+        # Spectators per owner, with the cap checked in the room's slot.
+        assert await store.set_watchers(rooms[0], "own-a", 2, cap=3) == 2
+        assert await store.set_watchers(rooms[0], "own-b", 2, cap=3) == -1
+        assert await store.set_watchers(rooms[0], "own-b", 1, cap=3) == 3
+        assert await store.watchers(rooms[0]) == {"own-a": 2, "own-b": 1}
+        assert client.keyslot(store.key(rooms[0], "watchers")) == client.keyslot(
+            store.key(rooms[0], "state"))
+        assert await store.set_watchers("nosuchroom", "own-a", 1, cap=3) is None
+        # Budgets shared by two clients (two processes) of the cluster, one key per bucket.
+        other = redis_cluster_client(settings)
+        try:
+            one, two = RedisBudgets(client, PREFIX), RedisBudgets(other, PREFIX)
+            budget = Budget("test", 4)
+            tickets = [await (one, two)[i % 2].take(budget, "203.0.113.1") for i in range(6)]
+            assert [t.taken for t in tickets] == [True] * 4 + [False] * 2
+            assert 0 < tickets[-1].wait <= 15
+            await tickets[0].refund()
+            assert (await two.take(budget, "203.0.113.1")).taken
+            assert not (await one.take(budget, "203.0.113.1")).taken
+            assert not one.down and not two.down and one.fallbacks == two.fallbacks == 0
+            slots = {client.keyslot(one.key(budget, f"198.51.100.{i}")) for i in range(24)}
+            assert len({client.nodes_manager.get_node_from_slot(s).name for s in slots}) == 3
+        finally:
+            await other.aclose()
     finally:
         await broker.close()
         await store.close()

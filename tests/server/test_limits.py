@@ -17,10 +17,13 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from crib_wire import REDIS_URL, ProcessServer, seat_players
+from crib_wire import REDIS_URL, ProcessServer, free_port, seat_players
 
 from protocol.client import Client
+from server.app import redis_client
+from server.budgets import Budget, RedisBudgets, address_key
 from server.limits import AddressQuota, FrameBucket
+from server.proxies import TrustedProxies
 from server.settings import Settings
 
 
@@ -67,6 +70,11 @@ def test_address_quota_refills_and_forgets():
     assert quota.wait("a", 30.0) == 0.0 and quota.spend("a", 30.0) == 0.0
     quota.charge("a", 30.0)
     assert quota.wait("a", 30.0) == pytest.approx(30.0)
+    quota.refund("a", 30.0)
+    assert quota.wait("a", 30.0) == 0.0
+    quota.refund("a", 30.0)  # no higher than full
+    assert quota.spend("a", 30.0) == 0.0 and quota.spend("a", 30.0) == 0.0
+    assert quota.spend("a", 30.0) > 0
     quota._pruned = 0.0
     quota.wait("c", 200.0)  # a minute later, full buckets are dropped
     assert set(quota.buckets) == {"c"}
@@ -174,7 +182,8 @@ async def test_a_flood_does_not_slow_another_client(redis_prefix):
 # -- per-address caps ------------------------------------------------------------------------
 
 async def test_connections_per_address(make_server, clients):
-    server = make_server(redis=False, max_connections_per_address=3)
+    server = make_server(redis=False, max_connections_per_address=3,
+                         forwarded_allow_ips="127.0.0.1")
     for i in range(3):
         clients.append(await Client.connect(server.ws, name=f"p{i}"))
     with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
@@ -182,7 +191,7 @@ async def test_connections_per_address(make_server, clients):
     response = refused.value.response
     assert response.status_code == 429
     assert json.loads(response.body)["error"]["code"] == "too_many_connections"
-    # Another address (named by a trusted proxy: loopback is trusted by default) may connect.
+    # Another address (named by a trusted proxy: loopback, as set above) may connect.
     async with websockets.connect(
         server.ws, additional_headers={"X-Forwarded-For": "198.51.100.7"}
     ) as other:
@@ -226,7 +235,7 @@ async def test_room_creations_per_address(make_server):
 
 
 async def test_failed_joins_per_address(make_server, clients):
-    server = make_server(failed_joins_per_minute=3)
+    server = make_server(failed_joins_per_minute=3, forwarded_allow_ips="127.0.0.1")
     good = httpx.post(f"{server.http}/api/rooms", json={}).json()["room"]
     guesser = await Client.connect(server.ws, name="guesser")
     clients.append(guesser)
@@ -251,8 +260,9 @@ async def test_failed_joins_per_address(make_server, clients):
 
 
 def test_forwarded_for_only_from_trusted_proxies(make_server):
-    trusting = make_server(redis=False, rooms_per_minute=1)  # trusts 127.0.0.1 (default)
+    trusting = make_server(redis=False, rooms_per_minute=1, forwarded_allow_ips="127.0.0.1")
     wary = make_server(redis=False, rooms_per_minute=1, forwarded_allow_ips="192.0.2.99")
+    default = make_server(redis=False, rooms_per_minute=1)  # trusts no proxy
 
     def create(server, forwarded: str) -> int:
         return httpx.post(f"{server.http}/api/rooms", json={},
@@ -267,6 +277,171 @@ def test_forwarded_for_only_from_trusted_proxies(make_server):
     # Not trusted: the header is ignored; every request is the peer's (127.0.0.1).
     assert create(wary, "203.0.113.1") == 201
     assert create(wary, "203.0.113.2") == 429
+    # By default no proxy is trusted, not even one on this host.
+    assert create(default, "203.0.113.3") == 201
+    assert create(default, "203.0.113.4") == 429
+
+
+def test_a_forwarded_string_that_is_no_address_is_never_a_budget_key(make_server):
+    """A trusted proxy's header with entries that are not IP addresses: the client is the
+    last trusted hop (here the peer, 127.0.0.1), so made-up strings share one budget."""
+    server = make_server(redis=False, rooms_per_minute=1, forwarded_allow_ips="127.0.0.1")
+
+    def create(forwarded: str) -> int:
+        return httpx.post(f"{server.http}/api/rooms", json={},
+                          headers={"X-Forwarded-For": forwarded}).status_code
+
+    assert create("evil-1") == 201  # counted for 127.0.0.1
+    for forged in ("evil-2", "unknown", "203.0.113.9, evil-3", "", "999.1.2.3", "a, , b"):
+        assert create(forged) == 429, forged
+    assert create("203.0.113.9") == 201  # a valid address: its own budget
+    assert create("evil-4, 203.0.113.9") == 429  # the right-most entry counts
+
+
+def test_trusted_proxies_resolve_the_right_most_untrusted_valid_address():
+    proxies = TrustedProxies("127.0.0.1, 10.0.0.0/8, ::1")
+    assert proxies.client("127.0.0.1", ["198.51.100.1, 203.0.113.1"]) == "203.0.113.1"
+    assert proxies.client("127.0.0.1", ["203.0.113.1, 10.1.2.3"]) == "203.0.113.1"
+    assert proxies.client("127.0.0.1", ["203.0.113.1", "10.1.2.3"]) == "203.0.113.1"
+    assert proxies.client("::1", ["[2001:db8::7]:4711"]) == "2001:db8::7"
+    assert proxies.client("127.0.0.1", ["203.0.113.1:8080"]) == "203.0.113.1"
+    assert proxies.client("::ffff:127.0.0.1", ["::ffff:203.0.113.5"]) == "203.0.113.5"
+    assert proxies.client("127.0.0.1", ["junk"]) is None
+    assert proxies.client("127.0.0.1", ["203.0.113.1, junk, 10.1.2.3"]) == "10.1.2.3"
+    assert proxies.client("127.0.0.1", ["10.9.9.9"]) == "10.9.9.9"  # all trusted: the last
+    assert proxies.client("192.0.2.1", ["203.0.113.1"]) is None  # an untrusted peer
+    anyone = TrustedProxies("*")
+    assert anyone.client("192.0.2.1", ["10.0.0.1, 203.0.113.1"]) == "203.0.113.1"
+    assert TrustedProxies("").client("127.0.0.1", ["203.0.113.1"]) is None
+    with pytest.raises(ValueError):
+        TrustedProxies("127.0.0.1, proxy.example")
+    with pytest.raises(ValueError):
+        Settings(forwarded_allow_ips="localhost")
+
+
+def test_address_keys_count_ipv6_clients_by_their_network():
+    assert address_key("203.0.113.7") == "203.0.113.7"
+    assert address_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert address_key("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64"
+    assert address_key("2001:DB8:1:2:ffff:ffff:ffff:ffff") == "2001:db8:1:2::/64"
+    assert address_key("2001:db8:1:3::1") == "2001:db8:1:3::/64"
+    assert address_key("2001:db8:1:2::1", 48) == "2001:db8:1::/48"
+    assert address_key("2001:db8:1:2::1", 128) == "2001:db8:1:2::1"
+    assert address_key("unknown") == "unknown"
+
+
+def test_ipv6_clients_share_a_budget_per_prefix(make_server):
+    """Through a trusted proxy: the addresses of one /64 share the room budget; another /64,
+    and an IPv4-mapped address's IPv4 client, count on their own; the prefix is a setting."""
+    per64 = make_server(redis=False, rooms_per_minute=1, forwarded_allow_ips="127.0.0.1")
+    per128 = make_server(redis=False, rooms_per_minute=1, forwarded_allow_ips="127.0.0.1",
+                         ipv6_prefix_length=128)
+
+    def create(server, forwarded: str) -> int:
+        return httpx.post(f"{server.http}/api/rooms", json={},
+                          headers={"X-Forwarded-For": forwarded}).status_code
+
+    assert create(per64, "2001:db8:1:2::1") == 201
+    assert create(per64, "2001:db8:1:2:dead:beef:0:1") == 429  # the same /64
+    assert create(per64, "2001:db8:1:3::1") == 201  # another /64
+    assert create(per64, "203.0.113.5") == 201
+    assert create(per64, "::ffff:203.0.113.5") == 429  # IPv4-mapped: the same client
+    assert create(per128, "2001:db8:1:2::1") == 201
+    assert create(per128, "2001:db8:1:2::2") == 201  # each address on its own
+
+
+async def _hello_all(url: str, n: int) -> list[Any]:
+    conns = [await websockets.connect(url) for _ in range(n)]
+    for i, ws in enumerate(conns):
+        await ws.send(json.dumps({"type": "hello", "name": f"g{i}"}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+    return conns
+
+
+async def _guess_at_once(conns: list[Any]) -> tuple[list[str], float]:
+    """Every connection sends one join of a room that does not exist, all at once; the
+    codes of the answers, and the seconds it took."""
+    started = time.monotonic()
+    await asyncio.gather(*(
+        ws.send(json.dumps({"type": "join", "room": f"NOROOM{i:04d}", "seat": 0}))
+        for i, ws in enumerate(conns)))
+    answers = await asyncio.gather(*(ws.recv() for ws in conns))
+    return [json.loads(a)["code"] for a in answers], time.monotonic() - started
+
+
+async def test_concurrent_guessing_joins_are_held_to_the_budget(make_server):
+    """90 connections of one address each send a guessing join at the same moment (rooms on
+    Redis, so every join waits on the store): no more than the budget (30 at once, one more
+    every 2 s) is tried; the rest are answered too_many_joins without being tried."""
+    server = make_server()
+    conns = await _hello_all(server.ws, 90)
+    try:
+        codes, seconds = await _guess_at_once(conns)
+    finally:
+        for ws in conns:
+            await ws.close()
+    tried = codes.count("room_not_found")
+    assert set(codes) == {"room_not_found", "too_many_joins"}, codes
+    assert 30 <= tried <= 30 + seconds / 2 + 1, (tried, seconds)
+
+
+async def test_concurrent_room_creations_are_held_to_the_budget(make_server):
+    """40 rooms asked for at once by one address over HTTP and the WebSocket: 30 created."""
+    server = make_server()
+    async with httpx.AsyncClient() as http:
+        started = time.monotonic()
+        answers = await asyncio.gather(*(
+            http.post(f"{server.http}/api/rooms", json={}) for _ in range(40)))
+        seconds = time.monotonic() - started
+    created = sum(1 for a in answers if a.status_code == 201)
+    assert {a.status_code for a in answers} == {201, 429}
+    assert 30 <= created <= 30 + seconds / 2 + 1, (created, seconds)
+
+
+async def test_redis_budgets_are_atomic_and_expire(redis_prefix):
+    """The shared budget on a real Redis: a take is one step (40 at once from two clients,
+    as from two processes: 10 taken), a refund gives one back, a full bucket leaves no key,
+    and the key expires once it would be full again."""
+    clients = [redis_client(Settings(redis_url=REDIS_URL)) for _ in range(2)]
+    try:
+        shared = [RedisBudgets(c, redis_prefix) for c in clients]
+        budget = Budget("test", 60, burst=10)  # one a second, ten at once
+        tickets = await asyncio.gather(*(shared[i % 2].take(budget, "203.0.113.1")
+                                         for i in range(40)))
+        assert sum(t.taken for t in tickets) == 10
+        assert all(0 < t.wait <= 1.0 for t in tickets if not t.taken)
+        assert (await shared[0].take(budget, "203.0.113.2")).taken  # another key
+        key = shared[0].key(budget, "203.0.113.1")
+        assert key == f"{redis_prefix}budget:{{test:203.0.113.1}}"
+        assert 0 < await clients[0].pttl(key) <= 11_000
+        taken = [t for t in tickets if t.taken]
+        for t in taken:
+            await t.refund()
+            await t.refund()  # at most once
+        assert not await clients[0].exists(key)  # full again: no key
+        assert (await shared[1].take(Budget("off", 0), "x")).taken  # 0: no limit
+    finally:
+        for c in clients:
+            await c.aclose()
+
+
+async def test_redis_budgets_fall_back_to_this_process_in_an_outage():
+    """Redis cannot be reached: the budget holds per process (no hole), nobody is refused
+    for the outage itself (no wall), and no error escapes."""
+    port = free_port()  # nothing listens there
+    client = redis_client(Settings(redis_url=f"redis://127.0.0.1:{port}/0",
+                                   redis_timeout_seconds=0.2))
+    try:
+        budgets = RedisBudgets(client, "x:")
+        budget = Budget("rooms", 3)
+        tickets = [await budgets.take(budget, "203.0.113.1") for _ in range(4)]
+        assert [t.taken for t in tickets] == [True, True, True, False]
+        assert budgets.down and budgets.fallbacks == 4
+        await tickets[0].refund()
+        assert (await budgets.take(budget, "203.0.113.1")).taken
+        assert (await budgets.take(budget, "203.0.113.2")).taken
+    finally:
+        await client.aclose()
 
 
 # -- time limits -----------------------------------------------------------------------------
@@ -369,4 +544,5 @@ def test_limit_defaults():
             s.failed_joins_per_minute) == (100, 30, 30)
     assert (s.hello_timeout_seconds, s.idle_seconds, s.request_timeout_seconds) == (
         5.0, 300.0, 10.0)
-    assert s.forwarded_allow_ips == "127.0.0.1"
+    assert s.forwarded_allow_ips == ""  # no proxy trusted
+    assert (s.ipv6_prefix_length, s.max_spectators_per_room) == (64, 200)

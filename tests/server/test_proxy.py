@@ -1,6 +1,9 @@
 """The proxy configuration of the Docker files (deploy/nginx.conf), run for real: nginx in
 front of two server processes on loopback ports. Share links keep the port the player used
-(``Host $http_host``), and games are played over WebSockets through the proxy.
+(``Host $http_host``), games are played over WebSockets through the proxy, and the servers —
+set to trust the proxy, as the compose files do (no proxy is trusted by default) — count a
+client's budgets by the address nginx saw, across both of them, whatever
+``X-Forwarded-For`` the client sent.
 
 Needs ``nginx`` on PATH (.ci/run installs it); without it the test fails and says so.
 """
@@ -24,11 +27,13 @@ from protocol.client import Client
 @pytest.fixture
 def proxy(make_server, tmp_path: Path) -> Iterator[tuple[int, list[ThreadServer]]]:
     """nginx with deploy/nginx.conf, its replicas two servers (an upstream group named in
-    ``$replicas`` in place of the name Docker's DNS resolves)."""
+    ``$replicas`` in place of the name Docker's DNS resolves) that trust it (it runs on this
+    host: 127.0.0.1) and allow 3 rooms a minute per client."""
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists()
                                       else None)
     assert nginx, "nginx is not installed (apt-get install -y nginx; .ci/run does)"
-    servers = [make_server(), make_server()]
+    servers = [make_server(forwarded_allow_ips="127.0.0.1", rooms_per_minute=3)
+               for _ in range(2)]
     port = free_port()
     site = (ROOT / "deploy" / "nginx.conf").read_text()
     upstream = "".join(f"    server 127.0.0.1:{s.port};\n" for s in servers)
@@ -83,3 +88,15 @@ async def test_share_links_keep_the_port_behind_the_proxy(proxy) -> None:
     finally:
         await host.close()
         await guest.close()
+
+
+async def test_budgets_follow_the_address_the_proxy_saw(proxy) -> None:
+    """Rooms asked for through nginx, spread over both servers, with a different forged
+    X-Forwarded-For each time: the proxy replaces the header with the address it saw, and
+    the servers share one budget for it on Redis (3 rooms a minute here)."""
+    port, _ = proxy
+    async with httpx.AsyncClient() as http:
+        codes = [(await http.post(f"http://127.0.0.1:{port}/api/rooms", json={},
+                                  headers={"X-Forwarded-For": f"198.51.100.{i}"})).status_code
+                 for i in range(8)]
+    assert codes.count(201) == 3 and codes.count(429) == 5, codes

@@ -174,10 +174,10 @@ async def test_a_table_left_by_everyone_waits_for_its_people(make_server, redis)
     ann, bob, room = await _two_at_a_table(server, {"takeover_grace": 0.6})
     ann_again = None
     try:
-        await ann.wait_until(lambda c: presence_of(c, 1) == [(True, False)])
+        await ann.wait_until(lambda c: seat_state(c, 1) == (True, False))
         dropped = time.time()
         await bob.abort()
-        await ann.wait_until(lambda c: presence_of(c, 1)[-1:] == [(False, False)])
+        await ann.wait_until(lambda c: seat_state(c, 1) == (False, False))
         away = [f for f in ann.frames if f["type"] == "presence" and f["seat"] == 1][-1]
         assert dropped * 1000 + 400 <= away["takeover_at"] <= time.time() * 1000 + 700, away
         await ann.abort()  # everyone has left
@@ -208,7 +208,7 @@ async def test_a_table_left_by_everyone_waits_for_its_people(make_server, redis)
 
         await ann_again.wait_until(lambda c: told(c) is not None, 5)
         assert back * 1000 + 400 <= told(ann_again) <= time.time() * 1000 + 700
-        await ann_again.wait_until(lambda c: presence_of(c, 1)[-1:] == [(False, True)], 5)
+        await ann_again.wait_until(lambda c: seat_state(c, 1) == (False, True), 5)
         assert time.time() - back >= 0.5
         await ann_again.wait_until(lambda c: c.view["discarded"][1], 5)
         assert not ann_again.problems
@@ -228,7 +228,7 @@ async def test_a_stand_in_stops_while_nobody_is_there(make_server):
         hand = ann.view["hand"]
         assert (await ann.act({"type": "discard", "cards": hand[:2]}))["type"] == "ack"
         await bob.abort()
-        await ann.wait_until(lambda c: presence_of(c, 1)[-1:] == [(False, True)], 5)
+        await ann.wait_until(lambda c: seat_state(c, 1) == (False, True), 5)
         await ann.abort()  # before the stand-in's discard (the bot delay, 0.4 s)
         await asyncio.sleep(2.0)
         record, deadlines = _room_now(server, room)

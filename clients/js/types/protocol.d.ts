@@ -1179,6 +1179,7 @@ export interface Error {
     | "rate_limited"
     | "too_many_rooms"
     | "too_many_joins"
+    | "too_many_spectators"
     | "request_id_reused"
   ) &
     string;
