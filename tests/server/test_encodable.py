@@ -439,7 +439,11 @@ def wrong_shapes(kind: str, path: Path, value: Any) -> st.SearchStrategy[Any]:
     if null_is_valid(kind, path) or value is None:
         names.remove("null")
     if path == ("nonce",):
-        names.append("text")  # too long: a nonce is a 64-bit integer or up to 64 characters
+        # Only too long a text: a nonce is a 64-bit integer or up to 64 characters (so ""
+        # or "x" is a good nonce, not a wrong shape).
+        if "text" in names:
+            names.remove("text")
+        names.append("text")
     strategies = [huge_ints if n == "huge" else SHAPES[n] for n in names]
     if path == ("nonce",):
         strategies[-1] = st.text(min_size=65, max_size=70)
