@@ -233,8 +233,9 @@ def test_every_combination(options: GameOptions) -> None:
     stats, sink = Stats(), []
     play_game(options, seed, random.Random(seed), stats, rematch=True, sink=sink)
     assert stats.games == 2
-    expected = {"game_start", "cut_for_deal", "deal", "discard", "starter", "play",
-                "count_reset", "show_hand", "peg", "game_over", "seat_taken"}
+    expected = {"game_start", "game_commitment", "cut_for_deal", "deal_commitment", "deal",
+                "discard", "starter", "play", "count_reset", "show_hand", "peg", "game_over",
+                "seat_taken"}
     if options.effective().plays_muggins:
         expected |= {"announce", "answer", "muggins_result"}
     assert expected <= stats.event_types
