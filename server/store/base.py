@@ -114,6 +114,11 @@ class RoomRecord:
             seat (reset when the seat acts itself).
         game_from: the version whose change started the current game (0 before the first
             game starts): the room's history of this game is the log from there.
+        game_started: Unix time of that change (0.0 before the first game, and for rooms
+            stored before it was kept).
+        abandoned: the game in progress was abandoned (the room stayed idle until shortly
+            before its expiry, ``server.archive``): it is archived as such and no action is
+            accepted any more.
     """
 
     id: str
@@ -129,10 +134,12 @@ class RoomRecord:
     clock: dict[str, float] = field(default_factory=dict)
     timeouts: dict[str, int] = field(default_factory=dict)
     game_from: int = 0
+    game_started: float = 0.0
+    abandoned: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready; shares ``options`` and ``state`` with the record)."""
-        return {
+        data = {
             "id": self.id,
             "version": self.version,
             "options": self.options,
@@ -151,6 +158,11 @@ class RoomRecord:
             "timeouts": self.timeouts,
             "game_from": self.game_from,
         }
+        if self.game_started:
+            data["game_started"] = self.game_started
+        if self.abandoned:
+            data["abandoned"] = True
+        return data
 
     def to_json(self) -> str:
         """Compact JSON text of :meth:`to_dict`."""
@@ -290,6 +302,13 @@ class Commit:
         action_game: the game the action is applied in (stored with ``action_key``).
         previous_game_ok: a key recorded in game ``action_game - 1`` also counts as done
             (:func:`counts_as_done`; for ``rematch``).
+        outbox: ``(game number, first version)`` when this change ends a game (finished or
+            abandoned): in the same atomic step the store keeps a copy of the room's log
+            entries from ``first version`` to this one as that game's outbox entry, until
+            the archive takes it (:meth:`RoomStore.outbox`, :meth:`RoomStore.finish_outbox`;
+            docs/architecture.md, "The archive").
+        ttl_seconds: the room's expiry after this change, instead of the store's idle TTL
+            (the abandonment keeps the room's original expiry).
     """
 
     record: RoomRecord
@@ -304,6 +323,8 @@ class Commit:
     action_digest: str = ""
     action_game: int = 0
     previous_game_ok: bool = False
+    outbox: tuple[int, int] | None = None
+    ttl_seconds: int | None = None
 
 
 @dataclass(frozen=True)
@@ -518,6 +539,25 @@ class RoomStore(ABC):
     @abstractmethod
     async def deadlines(self, room_id: str) -> list[Deadline]:
         """The room's pending deadlines (for tests and debugging)."""
+
+    # -- the archive's outbox (docs/architecture.md, "The archive") -------------------------
+    @abstractmethod
+    async def outbox(self, room_id: str, game: int) -> list[dict[str, Any]] | None:
+        """The log entries a commit with ``Commit.outbox`` kept for game ``game`` (oldest
+        first, each as :meth:`log` gives them), or None when none is kept (taken already,
+        or the room is gone)."""
+
+    @abstractmethod
+    async def finish_outbox(self, claim: Claim, game: int) -> bool:
+        """Atomically :meth:`complete` the archive deadline ``claim`` and drop game
+        ``game``'s outbox entry — only while the claim is still this one (else nothing, and
+        False: another process holds it now and finishes it)."""
+
+    @abstractmethod
+    async def hold(self, room_id: str, until: float) -> bool:
+        """Keep the room (every key of it) until at least Unix time ``until``: its expiry
+        is pushed back if it would come sooner (never brought forward). Returns whether the
+        room exists."""
 
     # -- the rest --------------------------------------------------------------------------
     async def token_secret(self) -> bytes:
