@@ -13,13 +13,17 @@ import asyncio
 import concurrent.futures
 import os
 import secrets
+import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import asyncpg
 import pytest
 from sqlalchemy import text
 
 from server.database import Database
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # crib_wire
 
 POSTGRES = os.environ.get("CRIBBAGE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432")
 """The PostgreSQL server the tests make their databases on (no database name)."""

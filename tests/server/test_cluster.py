@@ -85,7 +85,8 @@ async def test_rooms_spread_over_every_shard_with_one_slot_each(cluster: LocalCl
         now = time.time()
         for room in rooms:
             slots = {client.keyslot(store.key(room, k)) for k in
-                     ("state", "actions", "log", "presence", "deadlines", "deadline_data")}
+                     ("state", "actions", "log", "presence", "deadlines", "deadline_data",
+                      "outbox")}
             slots |= {client.keyslot(store.channel(room)), client.keyslot(store._index(room))}
             assert len(slots) == 1, room
             assert await store.create(RoomRecord(room, 0, {}, (), None, "s", "c", now, now))
@@ -114,7 +115,19 @@ async def test_rooms_spread_over_every_shard_with_one_slot_each(cluster: LocalCl
         for claim in claims:
             await store.complete(claim)
         assert [await store.deadlines(r) for r in rooms] == [[]] * len(rooms)
-        assert await store.versions(rooms) == [1] * len(rooms)
+        # The archive's outbox on a cluster: kept by the commit, held, finished atomically.
+        record, _ = await store.load(rooms[0])
+        ended = await store.commit(Commit(
+            record.evolve(version=2), 1, None, {"action": "y"}, [{"type": "game_over"}],
+            deadlines=(Deadline(rooms[0], "archive", now - 1, "1"),), outbox=(1, 1)))
+        assert ended.status == "ok"
+        assert [e["v"] for e in await store.outbox(rooms[0], 1)] == [1, 2]
+        assert await store.hold(rooms[0], time.time() + 100_000)
+        assert await client.ttl(store.key(rooms[0], "outbox")) > 90_000
+        (claim,) = await store.claim_due(time.time(), time.time() + 5)
+        assert await store.finish_outbox(claim, 1)
+        assert await store.outbox(rooms[0], 1) is None and await store.deadlines(rooms[0]) == []
+        assert await store.versions(rooms) == [2] + [1] * (len(rooms) - 1)
         assert store.unreplicated == 0  # every replica confirmed every change (WAIT)
     finally:
         await broker.close()
