@@ -368,6 +368,7 @@ async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
         (tmp_path / "summary.json").write_text(json.dumps(summary))
         assert counts["kills"] == 6 and counts["redis_restarts"] == 1
         assert counts["database_stops"] == 1
+        assert archive["archived_after_5s"] >= 1, "no game ended during the outage"
         assert max(pauses) < 30, summary
         for s in servers:
             assert "Traceback" not in s.log.read_text(), s.log.read_text()[-3000:]
