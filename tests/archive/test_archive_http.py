@@ -105,3 +105,49 @@ def test_an_archived_game_is_served_with_seeds_that_check_out(kind, tmp_path, re
                          input=json.dumps({"games": [checker_input(body)]}))
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["results"] == [{"ok": True, "problems": []}]
+
+
+async def test_no_frame_of_a_game_holds_anything_of_its_seeds(tmp_path) -> None:
+    """Two people and a spectator play a whole game over the wire; then its seeds are
+    published by the archive — and none of them (the game's, the cut's, any deal's), nor
+    the room's secret seed, was in any frame anyone received, nor anything derived from
+    them but the commitments. (Cards are checked by ``audit_frames``.)"""
+    from crib_wire import audit_frames, play_game, seat_players
+
+    from engine import rng
+
+    server = ThreadServer(Settings(database_url=f"sqlite:///{tmp_path / 'g.sqlite3'}")).start()
+    try:
+        room, players, watcher = await seat_players(server.ws, {"players": 2, "target": 61},
+                                                    spectator=True)
+        try:
+            await play_game(players, seed=4)
+            await watcher.wait_until(lambda c: c.status == "game_over")
+            for c in [*players, watcher]:
+                audit_frames(c, players)
+            record, _ = await server.app.state.services.store.load(room)
+        finally:
+            for c in [*players, watcher]:
+                await c.close()
+        gid = game_id(room, record.created, 1)
+        end = time.monotonic() + 30
+        while (answer := httpx.get(f"{server.http}/api/games/{gid}")).status_code != 200:
+            assert time.monotonic() < end
+            time.sleep(0.1)
+    finally:
+        server.stop()
+    seeds = answer.json()["seeds"]
+    secrets_ = {record.seed, seeds["game"], *(c["seed"] for c in seeds["cuts"]),
+                *(d["seed"] for d in seeds["deals"])}
+    assert seeds["game"] == rng.game_seed(record.seed, 1).hex()
+    commitments = {seeds["game_commitment"], *(d["commitment"] for d in seeds["deals"])}
+    for c in [*players, watcher]:
+        text = json.dumps(c.frames)
+        assert not [s for s in secrets_ if s in text], "a seed was sent before the archive"
+        seen = set()
+        for frame in c.frames:
+            for event in [*(frame.get("events") or ()),
+                          *(e for m in frame.get("missed") or () for e in m["events"])]:
+                if event["type"] in ("game_commitment", "deal_commitment"):
+                    seen.add(event["commitment"])
+        assert seen == commitments  # every seat and the spectator got them all
