@@ -18,6 +18,23 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from ..database import Database
 from ..database.schema import game_deals, game_logs, game_seats, games, players
 
+_STATEMENTS: dict[str, Any] = {}
+
+
+def _statements(dialect: str) -> dict[str, Any]:
+    """The inserts, built once per dialect (the statement objects are reused, so
+    SQLAlchemy's compiled cache is hit without building a statement per game)."""
+    found = _STATEMENTS.get(dialect)
+    if found is None:
+        insert = pg_insert if dialect == "postgresql" else sqlite_insert
+        found = _STATEMENTS[dialect] = {
+            "game": insert(games).on_conflict_do_nothing(),
+            "seats": game_seats.insert(),
+            "deals": game_deals.insert(),
+            "log": game_logs.insert(),
+        }
+    return found
+
 
 async def write_game(db: Database, rows: dict[str, Any]) -> bool:
     """Archive one game (``server.archive.rows.game_rows``) in one transaction.
@@ -31,9 +48,9 @@ async def write_game(db: Database, rows: dict[str, Any]) -> bool:
         sqlalchemy.exc.SQLAlchemyError, OSError, TimeoutError: the database failed (nothing
         was written).
     """
-    insert = pg_insert if db.dialect == "postgresql" else sqlite_insert
+    statements = _statements(db.dialect)
     async with db.begin() as conn:
-        result = await conn.execute(insert(games).values(**rows["game"]).on_conflict_do_nothing())
+        result = await conn.execute(statements["game"], rows["game"])
         if result.rowcount != 1:
             return False
         seats = [dict(s) for s in rows["seats"]]
@@ -44,8 +61,8 @@ async def write_game(db: Database, rows: dict[str, Any]) -> bool:
             for s in seats:
                 if s.get("player_id") not in known:
                     s["player_id"] = None
-        await conn.execute(game_seats.insert(), seats)
+        await conn.execute(statements["seats"], seats)
         if rows["deals"]:
-            await conn.execute(game_deals.insert(), rows["deals"])
-        await conn.execute(game_logs.insert().values(**rows["log"]))
+            await conn.execute(statements["deals"], rows["deals"])
+        await conn.execute(statements["log"], rows["log"])
     return True

@@ -75,7 +75,9 @@ class Database:
         return self._engine
 
     def _make_engine(self) -> AsyncEngine:
-        kwargs: dict[str, Any] = {"pool_pre_ping": True}
+        # No pre-ping (a round trip per checkout): a connection that died with the
+        # database fails its statement, and every caller tries again anyway.
+        kwargs: dict[str, Any] = {"pool_pre_ping": False}
         if self.dialect == "postgresql":
             kwargs.update(
                 pool_size=self.pool_size, max_overflow=self.pool_size, pool_timeout=5,

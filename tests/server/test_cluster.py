@@ -24,11 +24,16 @@ import pytest
 from crib_cluster import LocalCluster
 from crib_wire import ProcessServer
 from redis.asyncio.cluster import RedisCluster
+from sqlalchemy import select
 from test_chaos import TOO_LATE, replay
 
 from protocol.client import Client, ClientError
 from server.app import redis_cluster_client
+from server.archive.outbox import game_id
+from server.archive.reader import ArchiveReader
 from server.broker import ShardedRedisBroker
+from server.database import Database, database_url
+from server.database.schema import games as games_table
 from server.settings import Settings
 from server.store.base import Commit, Deadline, RoomRecord, StoreUnavailable
 from server.store.cluster import ClusterKeys, ClusterRedisStore
@@ -227,8 +232,10 @@ async def make_room(server: ProcessServer, options: dict[str, Any],
 async def test_whole_games_survive_a_primary_failover(cluster: LocalCluster,
                                                       tmp_path: Path) -> None:
     started = time.monotonic()
+    archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
     env = {"CRIBBAGE_REDIS_CLUSTER": "1", "CRIBBAGE_PRESENCE_LEASE_SECONDS": "1.5",
-           "CRIBBAGE_BOT_DELAY_SECONDS": "0.05", "CRIBBAGE_CATCHUP_INTERVAL_SECONDS": "1"}
+           "CRIBBAGE_BOT_DELAY_SECONDS": "0.05", "CRIBBAGE_CATCHUP_INTERVAL_SECONDS": "1",
+           "CRIBBAGE_DATABASE_URL": archive_url}
     servers = [ProcessServer(cluster.url, PREFIX, tmp_path / f"server{i}.log", **env)
                for i in range(2)]
     check = redis_cluster_client(settings_for(cluster))
@@ -316,6 +323,25 @@ async def test_whole_games_survive_a_primary_failover(cluster: LocalCluster,
             state = replay(rec, log)
             assert state is not None and state.to_dict() == rec.state, room
         assert logged == len(acked) > 0
+
+        # Every game was archived once, from the outboxes on the cluster's shards, with
+        # the room's log (the games of the failed shard too).
+        db = Database(database_url(archive_url))
+        try:
+            reader = ArchiveReader(db)
+            end = time.monotonic() + 30
+            for room, rec in records.items():
+                while (found := await reader.game(game_id(room, rec.created, 1))) is None:
+                    assert time.monotonic() < end, f"{room} not archived"
+                    await asyncio.sleep(0.3)
+                log = await settled(lambda room=room: store.log(room))
+                assert found.log == [e for e in log if e["v"] >= rec.game_from], room
+                assert not await settled(lambda room=room: store.outbox(room, 1))
+            async with db.connect() as conn:
+                rows = (await conn.execute(select(games_table.c.room_id))).scalars().all()
+            assert sorted(rows) == sorted(records)
+        finally:
+            await db.close()
 
         # The two processes agree at every version: their spectators' views are equal at
         # every version both saw, and both reached the final one.
