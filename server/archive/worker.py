@@ -162,6 +162,10 @@ class Archiver:
                     await self.store.complete(ref.current)
                     done = True
                     return
+                if entries and entries[0].get("v") != payload.get("first"):
+                    log.warning("archive: room %s game %d: the room's log no longer starts "
+                                "at the game's first version (%s, not %s); archived as kept",
+                                deadline.room, game, entries[0].get("v"), payload.get("first"))
                 try:
                     async with asyncio.timeout(self.settings.archive_timeout_seconds):
                         if not self.db.migrated:
