@@ -29,7 +29,9 @@ product ÷ floor ratios. From the repository root::
 All of them run under uvicorn's default stack (uvloop, httptools, websockets-sansio) without
 permessage-deflate; the run checks ``/proc/<pid>/maps`` for uvloop and httptools.
 ``CRIBBAGE_*`` variables are removed from the servers' environment, so the flags alone
-decide the store. The product's limits (docs/protocol.md "Limits") are off unless
+decide the store (``CRIBBAGE_DATA_DIR`` excepted: where the product's embedded SQLite
+archive goes; the test suite points it at a temporary folder). The product's limits
+(docs/protocol.md "Limits") are off unless
 ``--limits on``: the load comes from one address as fast as it is answered.
 ``--server-tree`` or ``--server-rev`` run the product from another checkout or commit; the
 floor and the client always come from this one.
@@ -236,6 +238,8 @@ class Runner:
 
     def env(self, tree: Path) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CRIBBAGE_")}
+        if os.environ.get("CRIBBAGE_DATA_DIR"):  # where the embedded archive goes (tests)
+            env["CRIBBAGE_DATA_DIR"] = os.environ["CRIBBAGE_DATA_DIR"]
         env["PYTHONPATH"] = os.pathsep.join(
             [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
         for item in self.args.server_env:

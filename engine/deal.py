@@ -112,13 +112,23 @@ def deck_for(
 def start_deal(state: GameState, events: list[Event]) -> None:
     """Deal the next hand (``state.deal_number`` +1) by ``state.dealer``: reset the deal's
     fields, deal per the convention above and enter the ``discard`` phase. Uses the next
-    stacked deck if any is left, else the seeded shuffle. Emits ``deal``."""
+    stacked deck if any is left, else the seeded shuffle (docs/rules.md, "The shuffle").
+    Emits ``deal_commitment`` (the seeded shuffle only: the SHA-256 of the deal's seed),
+    then ``deal``."""
     opts = state.options
     n = opts.players
     state.deal_number += 1
-    deck = state.decks.pop(0) if state.decks else rng.deal_deck(
-        state.seed, state.game_number, state.deal_number
-    )
+    if state.decks:
+        deck = state.decks.pop(0)
+    else:
+        seed = rng.deal_seed(state.seed, state.game_number, state.deal_number)
+        deck = rng.shuffled_pack(seed)
+        events.append(
+            {
+                "type": "deal_commitment", "game_number": state.game_number,
+                "deal_number": state.deal_number, "commitment": rng.commitment(seed),
+            }
+        )
     hands: list[list[str]] = [[] for _ in range(n)]
     pos = 0
     for _ in range(opts.hand_size):

@@ -36,6 +36,12 @@ def _start_game(
             "game_number": state.game_number,
         }
     )
+    events.append(
+        {
+            "type": "game_commitment", "game_number": state.game_number,
+            "commitment": rng.commitment(rng.game_seed(state.seed, state.game_number)),
+        }
+    )
     if first_dealer is None:
         dealer, rounds = cut_for_dealer(state.seed, state.game_number, list(range(opts.players)))
         reason = "cut"

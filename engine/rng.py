@@ -1,20 +1,34 @@
-"""Deterministic shuffles from a seed.
+"""Deterministic, verifiable shuffles from a seed (docs/rules.md, "The shuffle").
 
-SHA-256 in counter mode is the random stream; Fisher–Yates with rejection sampling (no
-modulo bias) turns it into a permutation. Given a secret seed of 128 bits or more, the
-shuffles are as unpredictable as SHA-256 is; given the same seed, they are reproducible.
+Every pack the engine shuffles has a *seed of its own*: 32 bytes derived one-way from the
+room's secret seed, so that publishing the seeds of one game (when it is over) reveals
+nothing about any other deal or game of the room (a rematch shares the room's seed):
 
-Each deal has its own shuffle, derived from ``(seed, game number, deal number)``; each round
-of the cut for first deal (docs/rules.md §2.1) from ``(seed, game number, round)``.
+* the game's seed: ``HMAC-SHA256(key = room seed, message = "cribbage/v2/game/<game number>")``;
+* a deal's seed: ``HMAC-SHA256(key = game seed, message = "deal/<deal number>")``;
+* a round of the cut for first deal: ``HMAC-SHA256(key = game seed, message = "cut/<round>")``.
+
+The room seed as an HMAC key is the UTF-8 text of a str seed prefixed ``str:``, or the
+decimal text of an int seed prefixed ``int:`` (numbers are decimal ASCII, no leading zeros).
+
+A pack is shuffled from a 32-byte seed ``s`` by Fisher–Yates driven by the stream of
+unsigned 64-bit big-endian words of ``SHA-256(s || counter)`` (counter a 64-bit big-endian
+integer 0, 1, 2, ...; each digest gives four words, first bytes first), with rejection
+sampling (no modulo bias). The commitment to a seed is ``SHA-256(seed)``, sent to the table
+before the seed is used (``game_commitment``, ``deal_commitment`` events).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 
 from .cards import FULL_DECK
 
 _DECK_TEXT = [str(c) for c in FULL_DECK]
+
+SHUFFLE_VERSION = "cribbage/v2"
+"""Names the derivation and shuffle documented above (kept with archived games)."""
 
 
 def check_seed(seed: object) -> str | int:
@@ -24,23 +38,56 @@ def check_seed(seed: object) -> str | int:
     return seed
 
 
-def _key(seed: str | int, purpose: str, *numbers: int) -> bytes:
+def _room_key(seed: str | int) -> bytes:
     kind = "int" if isinstance(seed, int) else "str"
-    head = f"cribbage/v1/{purpose}/" + "/".join(str(n) for n in numbers)
-    return head.encode() + b"\x00" + kind.encode() + b":" + str(seed).encode("utf-8")
+    return f"{kind}:{seed}".encode()
+
+
+def _hmac(key: bytes, message: str) -> bytes:
+    return hmac.new(key, message.encode("ascii"), hashlib.sha256).digest()
+
+
+def game_seed(seed: str | int, game_number: int) -> bytes:
+    """The 32-byte seed of one game of a room (``game_number`` 1, then +1 per rematch)."""
+    return _hmac(_room_key(check_seed(seed)), f"{SHUFFLE_VERSION}/game/{int(game_number)}")
+
+
+def deal_seed_of(game: bytes, deal_number: int) -> bytes:
+    """The 32-byte seed of a deal, from its game's seed (``deal_number`` 1, 2, ...)."""
+    return _hmac(game, f"deal/{int(deal_number)}")
+
+
+def cut_seed_of(game: bytes, cut_round: int) -> bytes:
+    """The 32-byte seed of a round of the cut for first deal (``cut_round`` 1, 2, ...)."""
+    return _hmac(game, f"cut/{int(cut_round)}")
+
+
+def deal_seed(seed: str | int, game_number: int, deal_number: int) -> bytes:
+    """The 32-byte seed of a deal, from the room's seed."""
+    return deal_seed_of(game_seed(seed, game_number), deal_number)
+
+
+def cut_seed(seed: str | int, game_number: int, cut_round: int) -> bytes:
+    """The 32-byte seed of a round of the cut for first deal, from the room's seed."""
+    return cut_seed_of(game_seed(seed, game_number), cut_round)
+
+
+def commitment(seed: bytes) -> str:
+    """The commitment to a seed: SHA-256 of its 32 bytes, as 64 lowercase hex digits."""
+    return hashlib.sha256(seed).hexdigest()
 
 
 class _Stream:
-    """Unsigned 64-bit integers from SHA-256(key || counter), counter = 0, 1, 2, ..."""
+    """Unsigned 64-bit integers from SHA-256(seed || counter), counter = 0, 1, 2, ..."""
 
-    def __init__(self, key: bytes) -> None:
-        self._key = key
+    def __init__(self, seed: bytes) -> None:
+        self._seed = seed
         self._counter = 0
         self._buffer: list[int] = []
 
     def next_u64(self) -> int:
         if not self._buffer:
-            digest = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
+            digest = hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
             self._counter += 1
             self._buffer = [
                 int.from_bytes(digest[i : i + 8], "big") for i in range(24, -1, -8)
@@ -56,29 +103,36 @@ class _Stream:
                 return x % n
 
 
-def shuffle(items: list, key: bytes) -> list:
-    """A Fisher–Yates shuffle of a copy of ``items`` driven by SHA-256(key || counter)."""
+def shuffle(items: list, seed: bytes) -> list:
+    """A Fisher–Yates shuffle of a copy of ``items`` driven by SHA-256(seed || counter):
+    for i = n-1 down to 1, swap items i and j, j uniform in 0..i."""
     out = list(items)
-    stream = _Stream(key)
+    stream = _Stream(seed)
     for i in range(len(out) - 1, 0, -1):
         j = stream.below(i + 1)
         out[i], out[j] = out[j], out[i]
     return out
 
 
+def shuffled_pack(seed: bytes) -> list[str]:
+    """The pack shuffled from a 32-byte seed: 52 card texts, top first (the unshuffled
+    pack is ``AC 2C .. KC AD .. KD AH .. KH AS .. KS``)."""
+    return shuffle(_DECK_TEXT, seed)
+
+
 def deal_deck(seed: str | int, game_number: int, deal_number: int) -> list[str]:
     """The shuffled pack for one deal: 52 card texts, top first.
 
     Args:
-        seed: the game's secret seed (str or int).
+        seed: the room's secret seed (str or int).
         game_number: 1 for the first game in a room, +1 per rematch.
         deal_number: 1 for the first deal of that game.
     """
-    return shuffle(_DECK_TEXT, _key(check_seed(seed), "deal", game_number, deal_number))
+    return shuffled_pack(deal_seed(seed, game_number, deal_number))
 
 
 def cut_cards(seed: str | int, game_number: int, cut_round: int, count: int) -> list[str]:
     """``count`` distinct cards cut from a pack shuffled for one round of the cut for
-    first deal (docs/rules.md §2.1); ``cut_round`` is 1, then 2, ... for re-cuts after ties."""
-    deck = shuffle(_DECK_TEXT, _key(check_seed(seed), "cut", game_number, cut_round))
-    return deck[:count]
+    first deal (docs/rules.md §2.1): the top ``count`` cards, in seat order of the
+    contenders; ``cut_round`` is 1, then 2, ... for re-cuts after ties."""
+    return shuffled_pack(cut_seed(seed, game_number, cut_round))[:count]

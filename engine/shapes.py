@@ -331,6 +331,28 @@ class GameStartEvent(TypedDict):
     game_number: Positive
 
 
+class GameCommitmentEvent(TypedDict):
+    """The commitment to the game's seed, from which the cut for first deal and every deal
+    of the game are shuffled (docs/rules.md, "The shuffle"); the seed is published in the
+    archive once the game is over."""
+
+    type: Literal["game_commitment"]
+    game_number: Positive
+    commitment: Annotated[str, Pattern("^[0-9a-f]{64}$")]
+    """SHA-256 of the game's 32-byte seed, 64 lowercase hex digits."""
+
+
+class DealCommitmentEvent(TypedDict):
+    """The commitment to a deal's shuffle, just before the deal (docs/rules.md, "The
+    shuffle"); the seed is published in the archive once the game is over."""
+
+    type: Literal["deal_commitment"]
+    game_number: Positive
+    deal_number: Positive
+    commitment: Annotated[str, Pattern("^[0-9a-f]{64}$")]
+    """SHA-256 of the deal's 32-byte seed, 64 lowercase hex digits."""
+
+
 class CutForDealEvent(TypedDict):
     """The first dealer of a game (docs/rules.md §2.1)."""
 
@@ -490,7 +512,8 @@ class GameOverEvent(GameResult):
 
 
 Event = (
-    GameStartEvent | CutForDealEvent | DealEvent | DiscardEvent | StarterEvent | PegEvent
+    GameStartEvent | GameCommitmentEvent | CutForDealEvent | DealCommitmentEvent | DealEvent
+    | DiscardEvent | StarterEvent | PegEvent
     | PlayEvent | GoEvent | CountResetEvent | ShowHandEvent | AnnounceEvent | AnswerEvent
     | MugginsResultEvent | BackupEvent | GameOverEvent
 )
@@ -590,7 +613,8 @@ Suggestion = (
 __all__ = [
     "CARD_PATTERN", "Action", "AnnounceAction", "AnnounceEvent", "AnnounceSuggestion",
     "AnswerAction", "AnswerEvent", "AnswerSuggestion", "AnswerTimeoutAction", "BackupEvent",
-    "Call", "Card", "Count", "CountResetEvent", "CountedHand", "CutForDealEvent", "DealEvent",
+    "Call", "Card", "Count", "CountResetEvent", "CountedHand", "CutForDealEvent",
+    "DealCommitmentEvent", "DealEvent", "GameCommitmentEvent",
     "DiscardAction", "DiscardChoice", "DiscardEvent", "DiscardSuggestion", "Event",
     "GameOverEvent", "GameResult", "GameStartEvent", "GoEvent", "Goal", "HandCount", "Holes",
     "ItemKind", "MugginsResultEvent", "NoSuggestion", "Options", "Pattern", "PegEvent",

@@ -181,7 +181,9 @@ def _public(*fields: str) -> EventRedaction:
 
 EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
     "game_start": _public("options", "players", "sides", "game_number"),
+    "game_commitment": _public("game_number", "commitment"),
     "cut_for_deal": _public("cuts", "dealer", "reason"),
+    "deal_commitment": _public("game_number", "deal_number", "commitment"),
     "deal": EventRedaction(
         public=frozenset(("type", "deal_number", "dealer", "crib_size")),
         per_seat=frozenset(("hands",)),

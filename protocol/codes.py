@@ -81,6 +81,12 @@ SERVER_MEANINGS: dict[str, str] = {
         "HTTP, any POST /api/rooms body that is not valid"
     ),
     "not_started": "seats are still free; the game has not started",
+    "game_not_found": "no archived game has that id (or it is not archived yet)",
+    "database_unavailable": "the database of archived games cannot be reached; try again",
+    "game_abandoned": (
+        "the room's game was abandoned (the room stayed idle until shortly before its "
+        "expiry; it is archived as abandoned): no action is accepted any more"
+    ),
     "busy": (
         "nothing changed, retry (same action_id): the room kept changing under a write for "
         "20 attempts, or (reject with retry_after) the server has more actions in hand "
@@ -175,7 +181,7 @@ ERROR_CODES: tuple[str, ...] = (
 REJECT_CODES: tuple[str, ...] = (
     *sorted(ENGINE_CODES),
     "not_seated", "bad_token", "not_started", "room_not_found", "busy", "store_unavailable",
-    "outcome_unknown", "action_id_reused", "internal", "rate_limited",
+    "outcome_unknown", "action_id_reused", "internal", "rate_limited", "game_abandoned",
 )
 """Codes of a ``reject`` frame: an ``act`` was refused and nothing changed (except
 ``outcome_unknown``: the outcome is not known yet; re-send the same ``action_id``)."""
@@ -183,7 +189,8 @@ REJECT_CODES: tuple[str, ...] = (
 HTTP_ERROR_CODES: tuple[str, ...] = (
     "bad_options", "too_large", "origin_not_allowed", "room_not_found",
     "store_unavailable", "outcome_unknown", "internal", "too_many_rooms",
-    "too_many_connections", "too_many_room_reads", "request_id_reused",
+    "too_many_connections", "too_many_room_reads", "request_id_reused", "game_not_found",
+    "database_unavailable",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

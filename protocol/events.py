@@ -5,7 +5,9 @@ events, each redacted for the connection's seat by :func:`redact`:
 
 * ``seat_taken``: a seat was taken (by a human, or given to a computer player);
 * ``computer_standin``: a computer's stand-in for an absent human player started or ended;
-* ``timed_out``: a seat's turn clock ran out and the server's computer acted for it.
+* ``timed_out``: a seat's turn clock ran out and the server's computer acted for it;
+* ``game_abandoned``: the game in progress was abandoned (the room stayed idle until shortly
+  before its expiry) and archived as such.
 
 Redaction is default-deny (:func:`engine.redact_event`): :data:`REDACTIONS` lists, per event
 type, the fields every seat sees and those only their owner sees; an unlisted field is
@@ -81,9 +83,21 @@ class TimedOutEvent(te.TypedDict):
     ]
 
 
-SERVER_EVENTS: tuple[type, ...] = (SeatTakenEvent, ComputerStandinEvent, TimedOutEvent)
+@with_config(_STRICT)
+class GameAbandonedEvent(te.TypedDict):
+    """The game in progress was abandoned: its room stayed idle until shortly before it
+    expired (docs/protocol.md, "The archive"). It is archived as abandoned, with its seeds;
+    the room accepts no action any more (``game_abandoned``)."""
+
+    type: Literal["game_abandoned"]
+    game_number: te.Annotated[int, Field(ge=1)]
+
+
+SERVER_EVENTS: tuple[type, ...] = (
+    SeatTakenEvent, ComputerStandinEvent, TimedOutEvent, GameAbandonedEvent,
+)
 """The server's event types (their ``type`` values: ``seat_taken``, ``computer_standin``,
-``timed_out``)."""
+``timed_out``, ``game_abandoned``)."""
 
 SERVER_EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
     "seat_taken": EventRedaction(public=frozenset(("type", "seat", "name", "kind", "level"))),
@@ -91,6 +105,7 @@ SERVER_EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
     "timed_out": EventRedaction(
         public=frozenset(("type", "seat", "action")), own=frozenset(("action.cards",))
     ),
+    "game_abandoned": EventRedaction(public=frozenset(("type", "game_number"))),
 }
 """Per server event type, what each seat may see."""
 

@@ -2,6 +2,7 @@
 
 * ``POST /api/rooms`` answers ``201`` :class:`RoomCreatedBody`;
 * ``GET /api/rooms/{id}`` answers ``200`` :class:`RoomSummary`;
+* ``GET /api/games/{id}`` answers ``200`` :class:`ArchivedGameBody`;
 * an error answers :class:`HttpError` (``400``, ``404``, ``413``, ``429``, ``500``,
   ``503``);
 * ``GET /healthz`` answers :class:`Health`, ``GET /readyz`` :class:`Readiness`.
@@ -83,6 +84,83 @@ class Readiness(_Model):
     store: Literal["redis", "memory"] = Field(
         description="redis: rooms in Redis (CRIBBAGE_REDIS_URL); memory: in this process"
     )
+
+
+HEX64 = r"^[0-9a-f]{64}$"
+
+
+class ReplaySeat(_Model):
+    """A seat of a replayed game as the public saw it."""
+
+    seat: int = Field(ge=0, le=3)
+    name: str | None
+    kind: Literal["human", "computer", "open"]
+    level: Level | None
+
+
+class ReplayVersion(_Model):
+    """One version of the game: what one change did."""
+
+    version: int = Field(ge=1)
+    events: list[dict] = Field(
+        description="The change's events (docs/protocol.schema.json `Event`), redacted as "
+        "for a spectator, as the table's history gives them."
+    )
+
+
+class CutSeed(_Model):
+    """The seed of one round of the cut for first deal."""
+
+    round: int = Field(ge=1)
+    seed: str = Field(pattern=HEX64)
+
+
+class DealSeed(_Model):
+    """One deal of the game with its seed (docs/rules.md "The shuffle")."""
+
+    deal_number: int = Field(ge=1)
+    dealer: int = Field(ge=0, le=3)
+    seed: str | None = Field(pattern=HEX64, description="null for a stacked pack (tests)")
+    commitment: str | None = Field(
+        pattern=HEX64, description="SHA-256 of the seed, as the deal_commitment event gave it"
+    )
+    hands: dict[str, list[str]] = Field(description="The hands dealt, by seat (as text).")
+    scores_after: list[int] = Field(description="Each side's score after the deal, holes.")
+
+
+class GameSeeds(_Model):
+    """Everything needed to check the game's shuffles (docs/rules.md "The shuffle")."""
+
+    shuffle: Literal["cribbage/v2"] = Field(description="the derivation and shuffle used")
+    game: str = Field(pattern=HEX64, description="the game's seed G")
+    game_commitment: str = Field(pattern=HEX64, description="SHA-256 of G (game_commitment)")
+    cuts: list[CutSeed]
+    deals: list[DealSeed]
+
+
+class ArchivedGameBody(_Model):
+    """``GET /api/games/{id}``: an archived game in the web client's replay file shape
+    (``format`` ``cribbage-replay``, version 1: what the table's "download replay" saves),
+    with the archive's facts and the seeds."""
+
+    format: Literal["cribbage-replay"]
+    format_version: Literal[1]
+    room: str
+    game: int = Field(ge=1, description="The game's number in its room.")
+    saved_at: str = Field(description="When the game was archived (ISO 8601, UTC).")
+    options: Options
+    seats: list[ReplaySeat]
+    first: int = Field(ge=1, description="The version that started the game.")
+    versions: list[ReplayVersion]
+    result: dict | None = Field(
+        description="The game_over event's outcome, or null for an abandoned game."
+    )
+    game_id: str = Field(description="The archived game's id.")
+    status: Literal["finished", "abandoned"]
+    started_at: str = Field(description="ISO 8601, UTC.")
+    ended_at: str = Field(description="ISO 8601, UTC.")
+    scores: list[int] = Field(description="Final score per side, holes.")
+    seeds: GameSeeds
 
 
 ROOM_SUMMARY_ADAPTER: TypeAdapter[RoomSummary] = TypeAdapter(RoomSummary)

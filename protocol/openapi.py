@@ -5,7 +5,8 @@
 the file with an OpenAPI 3.1 validator, ``@readme/openapi-parser``). The server serves the
 same document at ``GET /openapi.json``.
 
-Routes: ``POST /api/rooms``, ``GET /api/rooms/{room}``, ``GET /healthz``, ``GET /readyz``,
+Routes: ``POST /api/rooms``, ``GET /api/rooms/{room}``, ``GET /api/games/{game}``,
+``GET /healthz``, ``GET /readyz``,
 ``GET /metrics`` and ``GET /openapi.json``. The WebSocket protocol on ``/ws`` is described by
 ``docs/asyncapi.json`` (:mod:`protocol.asyncapi`); the web client's pages (``/``,
 ``/r/{room}``, ``/static/*``) are not an API and are left out.
@@ -25,7 +26,7 @@ from typing import Any
 
 from .codes import HttpErrorCode
 from .generated import write_or_check
-from .http import Health, HttpError, Readiness, RoomCreatedBody, RoomSummary
+from .http import ArchivedGameBody, Health, HttpError, Readiness, RoomCreatedBody, RoomSummary
 from .messages import PROTOCOL_VERSION, ROOM_ID_PATTERN, CreateRoom
 from .schema import named_schemas, reference_shared
 
@@ -45,6 +46,7 @@ NAMED: dict[str, Any] = {
     "CreateRoom": CreateRoom,
     "RoomCreatedBody": RoomCreatedBody,
     "RoomSummary": RoomSummary,
+    "ArchivedGameBody": ArchivedGameBody,
     "HttpError": HttpError,
     "HttpErrorCode": HttpErrorCode,
     "Health": Health,
@@ -74,6 +76,10 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         ["store_unavailable", "outcome_unknown"],
     ),
     "Internal": ("500", "A server fault (logged); nothing changed.", ["internal"]),
+    "GameNotFound": ("404", "No archived game has that id (a game is archived a moment "
+                     "after it ends; later while the database is down).", ["game_not_found"]),
+    "DatabaseDown": ("503", "The database of archived games could not be reached. Retry "
+                     "later.", ["database_unavailable"]),
     "TooManyRooms": (
         "429",
         "This client address created more rooms in the last minute than the server allows "
@@ -214,6 +220,33 @@ def build_document() -> dict[str, Any]:
                 },
             }
         },
+        "/api/games/{game}": {
+            "get": {
+                "operationId": "getArchivedGame",
+                "tags": ["archive"],
+                "summary": "An archived game, as a replay",
+                "description": (
+                    "A finished or abandoned game from the archive, in the replay file shape "
+                    "the web client's `/replay` page reads (`format` `cribbage-replay`), its "
+                    "versions redacted as for a spectator, with the game's seeds and every "
+                    "deal's seed, commitment and hands, to check the shuffles "
+                    "(docs/rules.md \"The shuffle\")."
+                ),
+                "parameters": [{
+                    "name": "game",
+                    "in": "path",
+                    "required": True,
+                    "description": "The game id (16 lowercase letters and digits 2-7).",
+                    "schema": {"type": "string", "pattern": "^[a-z2-7]{16}$"},
+                    "example": "q3zq6v2fkm4xw7ra",
+                }],
+                "responses": {
+                    "200": {"description": "The archived game.",
+                            "content": _json("ArchivedGameBody")},
+                    **_errors("GameNotFound", "Internal", "DatabaseDown"),
+                },
+            }
+        },
         "/healthz": {
             "get": {
                 "operationId": "getHealth",
@@ -290,6 +323,7 @@ def build_document() -> dict[str, Any]:
         ],
         "tags": [
             {"name": "rooms", "description": "Rooms (the game is played over `/ws`)."},
+            {"name": "archive", "description": "Finished and abandoned games, kept."},
             {"name": "operations", "description": "Health, readiness, metrics."},
         ],
         "paths": paths,

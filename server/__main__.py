@@ -2,13 +2,16 @@
 
 Without ``--redis-url`` (or ``CRIBBAGE_REDIS_URL``) rooms live in this process's memory;
 with it, rooms live in Redis and any number of processes can serve them; with
-``--redis-cluster`` as well, that URL names any node of a Redis Cluster.
+``--redis-cluster`` as well, that URL names any node of a Redis Cluster. Finished games go to
+the SQL database of ``--database-url`` (``CRIBBAGE_DATABASE_URL``), by default an embedded
+SQLite file; ``cribbage-server db upgrade`` migrates it by hand (``server.database.cli``).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import sys
 
 import uvicorn
 
@@ -27,6 +30,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="--redis-url names a node of a Redis Cluster (env "
                         "CRIBBAGE_REDIS_CLUSTER=1)")
     parser.add_argument("--key-prefix", help="prefix for every Redis key and channel")
+    parser.add_argument("--database-url", help="the database of finished games: "
+                        "postgresql://user@host:5432/db; unset: an embedded SQLite file")
+    parser.add_argument("--data-dir", help="folder of the embedded SQLite file (default "
+                        "~/.local/share/cribbage-server)")
     parser.add_argument("--answer-window", type=float, dest="answer_window_seconds",
                         help="Muggins answer window in seconds (default 15)")
     parser.add_argument("--bot-delay", type=float, dest="bot_delay_seconds",
@@ -36,7 +43,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``cribbage-server`` console script."""
+    """Entry point of the ``cribbage-server`` console script (``cribbage-server db ...``:
+    ``server.database.cli``)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["db"]:
+        from .database.cli import main as db_main
+
+        raise SystemExit(db_main(argv[1:]))
     args = parse_args(argv)
     overrides = {
         k: v
@@ -46,6 +59,8 @@ def main(argv: list[str] | None = None) -> None:
             "redis_url": args.redis_url,
             "redis_cluster": args.redis_cluster,
             "key_prefix": args.key_prefix,
+            "database_url": args.database_url,
+            "data_dir": args.data_dir,
             "answer_window_seconds": args.answer_window_seconds,
             "bot_delay_seconds": args.bot_delay_seconds,
         }.items()

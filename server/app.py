@@ -9,6 +9,7 @@ Routes:
   (all optional) -> ``201 {"room", "url", "options", "creator_token", "room_settings",
   "computers"}``.
 * ``GET /api/rooms/{id}``: public summary -> ``200 {...}`` or ``404``.
+* ``GET /api/games/{id}``: an archived game (``server.archive``) -> ``200`` or ``404``.
 * ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers within
   half a second, else 503. ``GET /metrics``: Prometheus metrics (``server.metrics``).
   ``GET /openapi.json``: the OpenAPI document of these routes (``protocol.openapi``).
@@ -53,9 +54,13 @@ from protocol.messages import ROOM_ID_PATTERN, CreateRoom
 from protocol.openapi import document as openapi_document
 
 from . import frames
+from .archive.reader import ArchiveReader
+from .archive.replay import replay_body
+from .archive.worker import Archiver
 from .broker import Broker, MemoryBroker, RedisBroker, ShardedRedisBroker
 from .budgets import Budgets, RedisBudgets
 from .computer_seats import ComputerSeats, DecideFn
+from .database import Database, database_url
 from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
 from .limits import AddressLimits, client_address, http_protocol, retry_after_header
@@ -106,6 +111,9 @@ class Services:
     metrics: Metrics | None = None
     limits: AddressLimits | None = None
     actions: ActionGate | None = None
+    database: Database | None = None
+    archiver: Archiver | None = None
+    archive: ArchiveReader | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +205,10 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         upkeep=Upkeep(store, presence, rooms, settings, gc_policy),
         origins=OriginPolicy(settings.allowed_origins, settings.public_url),
     )
+    database = Database(database_url(settings.database_url, settings.data_dir))
+    services.database = database
+    services.archiver = Archiver(service, sweeper, database, settings)
+    services.archive = ArchiveReader(database)
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
@@ -212,6 +224,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     if gc_policy is not None:
         gc_policy.start()
     await presence.start()
+    services.archiver.start()
     sweeper.start()
     services.upkeep.start()
     services.metrics.start()
@@ -225,6 +238,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await services.metrics.stop()
         await services.upkeep.stop()
         await sweeper.stop()
+        await services.archiver.stop()
+        await database.close()
         await presence.close()
         await rooms.close()
         await broker.close()
@@ -451,6 +466,27 @@ async def room_summary(request: Request) -> Response:
     )
 
 
+GAME_ID_PATTERN = r"^[a-z2-7]{16}$"
+"""An archived game's id (``server.archive.outbox.game_id``)."""
+
+
+async def archived_game(request: Request) -> Response:
+    """``GET /api/games/{game}``: an archived game in the replay file shape, with its seeds
+    (``server.archive.replay``); 404 ``game_not_found``; 503 ``database_unavailable``."""
+    game_id = request.path_params["game"]
+    if not re.match(GAME_ID_PATTERN, game_id):
+        return _error(404, "game_not_found", "no such game")
+    reader = _services(request).archive
+    try:
+        found = await reader.game(game_id) if reader is not None else None
+    except Exception as exc:
+        log.warning("archive read failed: %s", exc)
+        return _error(503, "database_unavailable", "the database cannot be reached; try again")
+    if found is None:
+        return _error(404, "game_not_found", "no such game")
+    return JSONResponse(replay_body(found))
+
+
 async def healthz(request: Request) -> Response:
     """``GET /healthz``: the process is up."""
     return JSONResponse({"ok": True})
@@ -502,6 +538,7 @@ ROUTES = [
     WebSocketRoute("/ws", ws_endpoint),
     Route("/api/rooms", create_room, methods=["POST"]),
     Route("/api/rooms/{room}", room_summary, methods=["GET"]),
+    Route("/api/games/{game}", archived_game, methods=["GET"]),
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics, methods=["GET"]),

@@ -20,6 +20,15 @@ ones it makes moot, so they are written in the same atomic step as the record
   everyone: the clock that ran out meanwhile starts again); otherwise it keeps running.
   Cleared when the seat has nothing to do.
 
+* ``archive`` (key: the game number): the game just ended — finished (``game_over``) or
+  abandoned (``game_abandoned``): the durable work of archiving it, due at once, carrying
+  what the archive needs besides the room's log (``server.archive.outbox``); the same commit
+  keeps the game's log entries in the room's outbox (``Commit.outbox``).
+* ``abandon`` (key ``""``): a game in progress is abandoned if the room stays idle this long
+  (``RoomService.abandon_after``: the room's TTL less a margin), so an unfinished game is
+  archived before the room expires. Set when a game starts, cleared when it ends; the
+  handler puts it off while the room has been written to since (``server.archive.worker``).
+
 (``takeover`` deadlines are not made by commits but by presence: ``server.presence``.)
 """
 
@@ -30,6 +39,7 @@ from typing import Any
 
 import engine
 
+from .archive import outbox
 from .store.base import Deadline, RoomRecord
 
 ANSWER_TIMEOUT = "answer_timeout"
@@ -43,6 +53,12 @@ TAKEOVER = "takeover"
 
 TURN_CLOCK = "turn_clock"
 """Deadline kind: a human seat's turn clock ran out (room setting ``turn_seconds``)."""
+
+ARCHIVE = "archive"
+"""Deadline kind: an ended game waits to be archived (``server.archive``)."""
+
+ABANDON = "abandon"
+"""Deadline kind: the game in progress is abandoned if the room is still idle then."""
 
 
 def answer_marker_of(state: engine.GameState) -> list[Any] | None:
@@ -107,6 +123,7 @@ def plan(
     before: engine.GameState | None = None,
     actor: int | None = None,
     restart: tuple[int, ...] = (),
+    abandon_after: float | None = None,
 ) -> Plan:
     """The deadlines to store and to clear with the commit of ``record``, and its clock.
 
@@ -121,6 +138,8 @@ def plan(
         before: the game state the change started from (None if the game just started).
         actor: the seat whose own action this change is, or None.
         restart: seats whose turn clock starts again now (as if they had acted).
+        abandon_after: seconds of idleness after which a game in progress is abandoned
+            (the ``abandon`` deadline a game's start sets), or None for none.
 
     Returns:
         A :class:`Plan`; everything empty for a change that leaves nothing timed.
@@ -130,6 +149,17 @@ def plan(
     sets: list[Deadline] = []
     clear: list[str] = []
     kinds = {e.get("type") for e in events}
+    if "game_over" in kinds or "game_abandoned" in kinds:
+        sets.append(outbox.archive_deadline(record, state, now))
+        clear.append(f"{ABANDON}|")
+        if record.abandoned:  # nothing else is due in a closed room
+            clear.append(f"{ANSWER_TIMEOUT}|")
+            for seat in range(len(record.seats)):
+                clear += [f"{COMPUTER_TURN}|{seat}", f"{TURN_CLOCK}|{seat}"]
+            return Plan(tuple(sets), tuple(clear), {})
+    elif "game_start" in kinds and abandon_after is not None:
+        sets.append(Deadline(record.id, ABANDON, now + abandon_after, "",
+                             {"game": state.game_number}))
     if "announce" in kinds or "muggins_result" in kinds:
         marker = answer_marker_of(state)
         if marker is None:

@@ -206,3 +206,29 @@ class _Collector(Collector):
         yield refused
         yield CounterMetricFamily("cribbage_presence_reaped", "Dead server processes whose "
                                   "presence this one removed", value=s.presence.reaped)
+        archiver = getattr(s, "archiver", None)
+        if archiver is not None:
+            games = CounterMetricFamily(
+                "cribbage_archive_games", "Ended games this process archived: written now, "
+                "or found written already (a repeated claim), or lost (the room was gone)",
+                labels=["outcome"])
+            games.add_metric(["written"], archiver.written)
+            games.add_metric(["duplicate"], archiver.duplicates)
+            games.add_metric(["lost"], archiver.lost)
+            yield games
+            yield CounterMetricFamily("cribbage_archive_failures", "Tries to archive a game "
+                                      "that failed on the database (each tried again later)",
+                                      value=archiver.failures)
+            yield GaugeMetricFamily("cribbage_archive_lag_seconds", "Seconds since the end of "
+                                    "the oldest game this process is trying to archive now "
+                                    "(0: none waiting)", value=archiver.lag)
+            yield GaugeMetricFamily("cribbage_archive_pending", "Ended games this process is "
+                                    "trying to archive now", value=archiver.pending)
+            yield GaugeMetricFamily("cribbage_archive_last_lag_seconds", "Seconds from the end "
+                                    "of the last game this process archived to its archive",
+                                    value=archiver.last_lag)
+            yield CounterMetricFamily("cribbage_games_abandoned", "Games this process "
+                                      "abandoned (their room stayed idle)",
+                                      value=archiver.abandoned)
+            yield GaugeMetricFamily("cribbage_database_migrated", "1 once the database "
+                                    "schema is up to date", value=int(archiver.db.migrated))

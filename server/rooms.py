@@ -48,7 +48,14 @@ from typing import Any
 import engine
 
 from . import room_settings
-from .deadline_plan import ANSWER_TIMEOUT, COMPUTER_TURN, TAKEOVER, answer_marker_of, plan
+from .deadline_plan import (
+    ANSWER_TIMEOUT,
+    ARCHIVE,
+    COMPUTER_TURN,
+    TAKEOVER,
+    answer_marker_of,
+    plan,
+)
 from .names import imitated_label, same_name
 from .settings import Settings
 from .store.base import (
@@ -230,6 +237,8 @@ class Change:
         restart: seats whose turn clock starts again with this change
             (``server.deadline_plan.plan``).
         result: what :meth:`RoomService.transact` returns as ``Outcome.result``.
+        abandoned: the change abandons the game in progress (``server.archive.worker``).
+        ttl_seconds: the room's expiry after this change instead of the idle TTL.
     """
 
     events: list[dict[str, Any]]
@@ -241,6 +250,8 @@ class Change:
     clear: tuple[str, ...] = ()
     restart: tuple[int, ...] = ()
     result: Any = None
+    abandoned: bool = False
+    ttl_seconds: int | None = None
 
 
 @dataclass(frozen=True)
@@ -446,6 +457,9 @@ class RoomService:
         and go through :meth:`seat_connected` / :meth:`seat_disconnected`."""
         self.conflicts = 0
         """Commits refused for a version conflict (and retried) since start."""
+        self.abandon_after = abandon_after(settings)
+        """Seconds a room with a game in progress may stay idle before that game is
+        abandoned and archived as such (``server.archive``)."""
 
     # -- the transaction loop -------------------------------------------------------------
     async def transact(
@@ -581,7 +595,9 @@ class RoomService:
             timeouts=change.timeouts if change.timeouts is not None else old.timeouts,
         )
         if any(e.get("type") == "game_start" for e in change.events):
-            new = new.evolve(game_from=new.version)
+            new = new.evolve(game_from=new.version, game_started=now)
+        if change.abandoned:
+            new = new.evolve(abandoned=True)
         chosen = self.room_settings(new)
         turn_seconds = chosen.get("turn_seconds")
         planned = plan(
@@ -592,6 +608,7 @@ class RoomService:
             before=room.state if turn_seconds else None,
             actor=change.actor,
             restart=change.restart,
+            abandon_after=self.abandon_after,
         )
         if planned.clock != new.clock:
             new = new.evolve(clock=planned.clock)
@@ -609,6 +626,9 @@ class RoomService:
             action_digest=action.digest if action else "",
             action_game=old.game_number,
             previous_game_ok=bool(action and action.rematch),
+            outbox=(new.game_number, new.game_from)
+            if any(d.kind == ARCHIVE for d in planned.sets) else None,
+            ttl_seconds=change.ttl_seconds,
         )
         return new, new_state, commit
 
@@ -961,7 +981,7 @@ class RoomService:
             info = record.seats[seat]
             if info.kind != "human" or info.standin == active:
                 return NoChange()
-            if active and record.status != "playing":
+            if active and (record.status != "playing" or record.abandoned):
                 return NoChange()
             return self._standin_change(record, seat, active, reason=reason)
 
@@ -1019,6 +1039,8 @@ class RoomService:
                 raise RoomError("bad_token", "the token does not hold this seat")
             if record.state is None:
                 raise RoomError("not_started", "the game starts when every seat is taken")
+            if record.abandoned:
+                raise RoomError("game_abandoned", "the game was abandoned; the room is closed")
             new_state, events = engine.apply(room.state, seat, action)
             result = Change(events, {"seat": seat, "id": action_id, "action": action},
                             state=new_state, actor=seat)
@@ -1063,7 +1085,7 @@ class RoomService:
         """
 
         def change(room: Room, now: float) -> Change | NoChange:
-            if room.record.state is None or not still_due(room.record):
+            if record_closed(room.record) or not still_due(room.record):
                 return NoChange()
             try:
                 new_state, events = engine.apply(room.state, None, action)
@@ -1105,7 +1127,8 @@ class RoomService:
         if not 0 <= seat < len(record.seats):
             return None
         info = record.seats[seat]
-        if info.kind != "human" or info.standin or record.status != "playing":
+        if (info.kind != "human" or info.standin or record.status != "playing"
+                or record.abandoned):
             return None
         grace = float(self.room_settings(record)["takeover_grace"])
         return Deadline(record.id, TAKEOVER, now + grace, str(seat), {"grace": grace})
@@ -1118,6 +1141,19 @@ class RoomService:
             if deadline is not None:
                 out[seat] = deadline
         return out
+
+
+def record_closed(record: RoomRecord) -> bool:
+    """Whether no game action applies to the room: no game yet, or it was abandoned."""
+    return record.state is None or record.abandoned
+
+
+def abandon_after(settings: Settings) -> float:
+    """Seconds of idleness after which a game in progress is abandoned: the room's TTL less
+    ``archive_abandon_margin_seconds``, and at least half the TTL (docs/architecture.md,
+    "The archive")."""
+    ttl = float(settings.room_ttl_seconds)
+    return max(ttl / 2, ttl - float(settings.archive_abandon_margin_seconds))
 
 
 def answer_marker(record: RoomRecord) -> list[Any] | None:

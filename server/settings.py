@@ -59,6 +59,38 @@ class Settings(BaseSettings):
         "before it counts as failed: a frozen Redis must not hang sessions or /readyz"
     )
     room_ttl_seconds: int = Field(24 * 3600, ge=1, description="rooms expire after this idle")
+    # -- the database and the archive (docs/architecture.md "The archive") --------------------
+    database_url: str | None = Field(
+        None, description="the SQL database of finished games (and, later, players): "
+        "postgresql://user@host:5432/db (asyncpg) or sqlite:///path (aiosqlite); unset: "
+        "the embedded SQLite file cribbage.sqlite3 in data_dir"
+    )
+    data_dir: str | None = Field(
+        None, description="folder of the embedded SQLite database when database_url is "
+        "unset (default $XDG_DATA_HOME/cribbage-server, else ~/.local/share/cribbage-server)"
+    )
+    archive_abandon_margin_seconds: float = Field(
+        3600.0, gt=0, description="a game in progress whose room stays idle until this long "
+        "before the room's expiry (room_ttl_seconds) is abandoned and archived as such (the "
+        "room then expires when it would have); at most half the TTL"
+    )
+    archive_retry_max_seconds: float = Field(
+        60.0, gt=0, description="longest pause between two tries to archive a game while "
+        "the database fails (the pauses double from 0.5 s)"
+    )
+    archive_hold_seconds: float = Field(
+        7 * 24 * 3600.0, gt=0, description="how long after its end an ended game's room is "
+        "kept (past its expiry) while the database cannot take the game; after that the "
+        "room expires and that game is not archived (counted in /metrics)"
+    )
+    archive_concurrency: int = Field(
+        4, ge=1, description="games this process writes to the database at once (the rest "
+        "of the games it claimed wait their turn, their claims renewed)"
+    )
+    archive_timeout_seconds: float = Field(
+        30.0, gt=0, description="longest time one try to archive a game may take before it "
+        "counts as failed (and is tried again later)"
+    )
     answer_window_seconds: float = Field(
         15.0, gt=0, description="Muggins: time opponents have to answer an announcement"
     )

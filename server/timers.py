@@ -41,6 +41,26 @@ Handler = Callable[[Deadline], Awaitable[None]]
 """Runs a due deadline. Exceptions are logged; the deadline is completed regardless."""
 
 
+class ClaimRef:
+    """The claim of a deadline whose handler runs on its own (:meth:`Sweeper.register_own`):
+    ``current`` is the claim as last renewed (what completing it needs)."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, held: list[Claim]) -> None:
+        self._held = held
+
+    @property
+    def current(self) -> Claim:
+        """The claim as last renewed."""
+        return self._held[0]
+
+
+OwnHandler = Callable[[ClaimRef], Awaitable[None]]
+"""Runs a due deadline off the sweep (its own task) and completes (or reschedules) the
+claim itself; the sweeper only renews the lease while it runs."""
+
+
 class Sweeper:
     """Claims due deadlines from the store and runs their handlers.
 
@@ -55,6 +75,8 @@ class Sweeper:
         self.service = service
         self.settings = settings
         self.handlers: dict[str, Handler] = {ANSWER_TIMEOUT: self._answer_timeout}
+        self.own_handlers: dict[str, OwnHandler] = {}
+        self._own_tasks: set[asyncio.Task[None]] = set()
         self.fired = 0
         """Deadlines run since start."""
         self.retried = 0
@@ -97,6 +119,14 @@ class Sweeper:
         """Run ``handler`` for deadlines of ``kind`` (replaces an earlier handler)."""
         self.handlers[kind] = handler
 
+    def register_own(self, kind: str, handler: OwnHandler) -> None:
+        """Run deadlines of ``kind`` each in a task of its own, never waited for by the sweep
+        (work that may be slow, like writing to the database, must not hold up the timers
+        of the tables). The lease is renewed while the handler runs; the handler completes
+        or reschedules the claim itself (``ClaimRef.current``); if it fails or the process
+        dies, the lease runs out and the deadline is claimed again."""
+        self.own_handlers[kind] = handler
+
     async def schedule(self, deadline: Deadline) -> None:
         """Store a deadline (replacing one with the same room, kind and key)."""
         await self.store.schedule(deadline)
@@ -113,9 +143,31 @@ class Sweeper:
         """
         now = self.service.clock() if now is None else now
         claims = await self.store.claim_due(now, now + self.settings.deadline_lease_seconds)
-        if claims:
-            await asyncio.gather(*(self._run(claim) for claim in claims))
+        mine = [c for c in claims if c.deadline.kind not in self.own_handlers]
+        for claim in claims:
+            if claim.deadline.kind in self.own_handlers:
+                task = asyncio.create_task(self._run_own(claim))
+                self._own_tasks.add(task)
+                task.add_done_callback(self._own_tasks.discard)
+        if mine:
+            await asyncio.gather(*(self._run(claim) for claim in mine))
         return len(claims)
+
+    async def _run_own(self, claim: Claim) -> None:
+        """Run a deadline of a :meth:`register_own` kind, renewing its lease meanwhile."""
+        held = [claim]
+        renew = asyncio.create_task(self._renew(held, self.settings.deadline_lease_seconds))
+        try:
+            await self.own_handlers[claim.deadline.kind](ClaimRef(held))
+            self.fired += 1
+        except StoreError:
+            self.retried += 1
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("deadline %s failed", claim.deadline.member)
+        finally:
+            renew.cancel()
 
     async def _run(self, claim: Claim) -> None:
         """Run one claimed deadline's handler, renewing the claim's lease while it runs,
@@ -245,6 +297,10 @@ class Sweeper:
             except Exception:
                 log.exception("sweeper ended with an error")
             self._task = None
+        for task in list(self._own_tasks):  # their claims' leases bring them back elsewhere
+            task.cancel()
+        if self._own_tasks:
+            await asyncio.gather(*self._own_tasks, return_exceptions=True)
 
     async def _answer_timeout(self, deadline: Deadline) -> None:
         """The answer window ran out: apply ``answer_timeout`` if that same announcement is

@@ -6,6 +6,8 @@
 -- KEYS[5] room:{id}:deadlines zset: "<kind>|<key>" -> due time (or lease end once claimed)
 -- KEYS[6] room:{id}:deadline_data hash: "<kind>|<key>" -> deadline JSON
 -- KEYS[7] deadline index: room id -> its earliest deadline
+-- KEYS[8] room:{id}:outbox    hash: game number -> the log entries of that ended game, kept
+--                             until the archive takes them: JSON [v1, entry1, v2, entry2...]
 -- ARGV[1] expected version    ARGV[2] new record JSON     ARGV[3] action key or ""
 -- ARGV[4] log entry JSON      ARGV[5] message head (JSON object text up to `"room":`)
 -- ARGV[6] channel             ARGV[7] ttl seconds         ARGV[8] log max length
@@ -13,6 +15,8 @@
 --                                      "clear": [slot...]}, or "" for none
 -- ARGV[11] action digest     ARGV[12] the game the action is applied in
 -- ARGV[13] "1" if a key recorded in the previous game also counts as done (a rematch)
+-- ARGV[14] the game number this change ends (its log is copied to the outbox), or ""
+-- ARGV[15] the version that started that game
 -- Returns {status, version, digest}: 0 ok, 1 conflict, 2 duplicate, 3 missing.
 local cur = redis.call('HGET', KEYS[1], 'v')
 if not cur then return {3, -1, ''} end
@@ -53,7 +57,17 @@ if ARGV[10] ~= '' then
     redis.call('ZREM', KEYS[7], ARGV[9])
   end
 end
+if ARGV[14] ~= '' then
+  local entries = redis.call('XRANGE', KEYS[3], ARGV[15] .. '-0', v .. '-0')
+  local parts = {}
+  for _, e in ipairs(entries) do
+    parts[#parts + 1] = string.match(e[1], '^(%d+)')
+    parts[#parts + 1] = e[2][2]
+  end
+  redis.call('HSET', KEYS[8], ARGV[14], '[' .. table.concat(parts, ',') .. ']')
+end
 -- (ClusterRedisStore sends this script with SPUBLISH, sharded pub/sub, instead.)
 redis.call('PUBLISH', ARGV[6], ARGV[5] .. ARGV[2] .. '}')
 for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
+redis.call('EXPIRE', KEYS[8], ARGV[7])
 return {0, v, ''}

@@ -118,6 +118,11 @@ class RoomRecord:
             asked for (options, settings, computers): a repeat of the request with
             something else is refused (``request_id_reused``); ``""`` otherwise (and then
             left out of the stored JSON).
+        game_started: Unix time of that change (0.0 before the first game, and for rooms
+            stored before it was kept).
+        abandoned: the game in progress was abandoned (the room stayed idle until shortly
+            before its expiry, ``server.archive``): it is archived as such and no action is
+            accepted any more.
     """
 
     id: str
@@ -134,6 +139,8 @@ class RoomRecord:
     timeouts: dict[str, int] = field(default_factory=dict)
     game_from: int = 0
     request: str = ""
+    game_started: float = 0.0
+    abandoned: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready; shares ``options`` and ``state`` with the record)."""
@@ -158,6 +165,10 @@ class RoomRecord:
         }
         if self.request:
             data["request"] = self.request
+        if self.game_started:
+            data["game_started"] = self.game_started
+        if self.abandoned:
+            data["abandoned"] = True
         return data
 
     def to_json(self) -> str:
@@ -298,6 +309,13 @@ class Commit:
         action_game: the game the action is applied in (stored with ``action_key``).
         previous_game_ok: a key recorded in game ``action_game - 1`` also counts as done
             (:func:`counts_as_done`; for ``rematch``).
+        outbox: ``(game number, first version)`` when this change ends a game (finished or
+            abandoned): in the same atomic step the store keeps a copy of the room's log
+            entries from ``first version`` to this one as that game's outbox entry, until
+            the archive takes it (:meth:`RoomStore.outbox`, :meth:`RoomStore.finish_outbox`;
+            docs/architecture.md, "The archive").
+        ttl_seconds: the room's expiry after this change, instead of the store's idle TTL
+            (the abandonment keeps the room's original expiry).
     """
 
     record: RoomRecord
@@ -312,6 +330,8 @@ class Commit:
     action_digest: str = ""
     action_game: int = 0
     previous_game_ok: bool = False
+    outbox: tuple[int, int] | None = None
+    ttl_seconds: int | None = None
 
 
 @dataclass(frozen=True)
@@ -633,6 +653,25 @@ class RoomStore(ABC):
     @abstractmethod
     async def deadlines(self, room_id: str) -> list[Deadline]:
         """The room's pending deadlines (claimed ones too; parked ones included)."""
+
+    # -- the archive's outbox (docs/architecture.md, "The archive") -------------------------
+    @abstractmethod
+    async def outbox(self, room_id: str, game: int) -> list[dict[str, Any]] | None:
+        """The log entries a commit with ``Commit.outbox`` kept for game ``game`` (oldest
+        first, each as :meth:`log` gives them), or None when none is kept (taken already,
+        or the room is gone)."""
+
+    @abstractmethod
+    async def finish_outbox(self, claim: Claim, game: int) -> bool:
+        """Atomically :meth:`complete` the archive deadline ``claim`` and drop game
+        ``game``'s outbox entry — only while the claim is still this one (else nothing, and
+        False: another process holds it now and finishes it)."""
+
+    @abstractmethod
+    async def hold(self, room_id: str, until: float) -> bool:
+        """Keep the room (every key of it) until at least Unix time ``until``: its expiry
+        is pushed back if it would come sooner (never brought forward). Returns whether the
+        room exists."""
 
     # -- the rest --------------------------------------------------------------------------
     async def token_secret(self) -> bytes:

@@ -46,13 +46,15 @@ from .health import StoreHealth
 
 
 class _Room:
-    __slots__ = ("record", "version", "actions", "log", "presence", "watchers", "expires")
+    __slots__ = ("record", "version", "actions", "log", "presence", "watchers", "expires",
+                 "outbox")
 
     def __init__(self, record: RoomRecord, expires: float) -> None:
         self.record = record
         self.version = record.version
         self.actions: dict[str, str] = {}
         self.log: list[tuple[int, bytes]] = []
+        self.outbox: dict[int, list[tuple[int, bytes]]] = {}
         self.presence: dict[tuple[int, str], int] = {}
         self.watchers: dict[str, int] = {}
         self.expires = expires
@@ -205,7 +207,13 @@ class MemoryStore(RoomStore):
         room.log.append((version, jsontext.dumps_bytes(commit.log_entry)))
         if len(room.log) > self.log_limit:
             del room.log[: len(room.log) - self.log_limit]
-        room.expires = self._clock() + self.ttl
+        if commit.outbox is not None:
+            game, first = commit.outbox
+            room.outbox[game] = [e for e in room.log if e[0] >= first]
+        ttl = self.ttl if commit.ttl_seconds is None else commit.ttl_seconds
+        room.expires = self._clock() + ttl
+        if commit.ttl_seconds is not None:  # sooner than its entry in the expiry heap
+            heapq.heappush(self._expiry, (room.expires, commit.record.id))
         for slot in commit.clear:
             self._deadlines.pop(f"{commit.record.id}|{slot}", None)
         for deadline in commit.deadlines:
@@ -422,6 +430,35 @@ class MemoryStore(RoomStore):
         prefix = f"{room_id}|"
         return sorted((d for m, (_, d) in self._deadlines.items() if m.startswith(prefix)),
                       key=lambda d: d.due)
+
+    # -- the archive's outbox ---------------------------------------------------------------
+    async def outbox(self, room_id: str, game: int) -> list[dict[str, Any]] | None:
+        """See :meth:`RoomStore.outbox`."""
+        room = self._get(room_id)
+        entries = room.outbox.get(game) if room is not None else None
+        if entries is None:
+            return None
+        return [{"v": v, **jsontext.loads(data)} for v, data in entries]
+
+    async def finish_outbox(self, claim: Claim, game: int) -> bool:
+        """See :meth:`RoomStore.finish_outbox`."""
+        entry = self._deadlines.get(claim.deadline.member)
+        if entry is None or entry[0] != claim.lease:
+            return False
+        del self._deadlines[claim.deadline.member]
+        room = self._rooms.get(claim.deadline.room)
+        if room is not None:
+            room.outbox.pop(game, None)
+        return True
+
+    async def hold(self, room_id: str, until: float) -> bool:
+        """See :meth:`RoomStore.hold`."""
+        room = self._get(room_id)
+        if room is None:
+            return False
+        if room.expires < until:
+            room.expires = until
+        return True
 
     async def ping(self) -> bool:
         """Always True."""

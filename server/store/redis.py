@@ -50,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any, TypeVar
@@ -133,6 +134,8 @@ class RedisStore(RoomStore):
         self._extend = self._script("extend.lua")
         self._heartbeat = self._script("owner_heartbeat.lua")
         self._claim_owner = self._script("owner_claim.lua")
+        self._outbox_done = self._script("outbox_done.lua")
+        self._hold = self._script("hold.lua")
         self._dl_index = f"{prefix}deadlines"
         self._owners = f"{prefix}{{owners}}:live"
         self._reaping = f"{prefix}{{owners}}:reaping"
@@ -158,6 +161,7 @@ class RedisStore(RoomStore):
         return [
             *(self.key(room_id, k) for k in ("state", "actions", "log", "presence")),
             *self._dl_keys(room_id),
+            self.key(room_id, "outbox"),
         ]
 
     def _dl_keys(self, room_id: str) -> list[str]:
@@ -331,13 +335,15 @@ class RedisStore(RoomStore):
                     jsontext.dumps(commit.log_entry),
                     head,
                     self.channel(room_id),
-                    self.ttl,
+                    self.ttl if commit.ttl_seconds is None else max(1, int(commit.ttl_seconds)),
                     self.log_limit,
                     room_id,
                     ops,
                     commit.action_digest,
                     commit.action_game,
                     "1" if commit.previous_game_ok else "0",
+                    str(commit.outbox[0]) if commit.outbox else "",
+                    str(commit.outbox[1]) if commit.outbox else "",
                 ],
                 durable=True,
             )
@@ -534,6 +540,32 @@ class RedisStore(RoomStore):
         """See :meth:`RoomStore.deadlines`."""
         raw = await self._read(lambda: self.redis.hgetall(self.key(room_id, "deadline_data")))
         return sorted((Deadline.from_json(v) for v in raw.values()), key=lambda d: d.due)
+
+    # -- the archive's outbox ---------------------------------------------------------------
+    async def outbox(self, room_id: str, game: int) -> list[dict[str, Any]] | None:
+        """See :meth:`RoomStore.outbox` (one ``HGET``)."""
+        raw = await self._read(lambda: self.redis.hget(self.key(room_id, "outbox"), str(game)))
+        if raw is None:
+            return None
+        flat = jsontext.loads(raw)
+        return [{"v": int(flat[i]), **flat[i + 1]} for i in range(0, len(flat), 2)]
+
+    async def finish_outbox(self, claim: Claim, game: int) -> bool:
+        """See :meth:`RoomStore.finish_outbox` (one script call, ``outbox_done.lua``)."""
+        d = claim.deadline
+        done = await self._write(
+            self._outbox_done,
+            [*self._dl_keys(d.room), self.key(d.room, "outbox")],
+            [d.slot, repr(float(claim.lease)), d.room, str(game)],
+        )
+        return bool(int(done))
+
+    async def hold(self, room_id: str, until: float) -> bool:
+        """See :meth:`RoomStore.hold` (one script call, ``hold.lua``)."""
+        seconds = max(1, int(until - time.time()) + 1)
+        keys = [self.key(room_id, k) for k in ("state", "actions", "log", "presence",
+                                                "deadlines", "deadline_data", "outbox")]
+        return bool(int(await self._write(self._hold, keys, [seconds])))
 
     # -- the rest --------------------------------------------------------------------------
     async def token_secret(self) -> bytes:

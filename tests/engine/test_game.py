@@ -66,8 +66,9 @@ def test_cut_for_first_deal() -> None:
             contenders = [c["seat"] for c in rnd if engine.Card.parse(c["card"]).rank == low]
         assert contenders == [dealer]
     state, events = engine.new_game(GameOptions(), "cut me")
-    assert [e["type"] for e in events] == ["game_start", "cut_for_deal", "deal"]
-    assert events[1]["dealer"] == state.dealer and events[1]["reason"] == "cut"
+    assert [e["type"] for e in events] == [
+        "game_start", "game_commitment", "cut_for_deal", "deal_commitment", "deal"]
+    assert events[2]["dealer"] == state.dealer and events[2]["reason"] == "cut"
     assert state.phase == "discard" and state.deal_number == 1
 
 
@@ -141,8 +142,9 @@ def test_rematch_loser_deals_first() -> None:
     state, _ = heels_win(GameOptions(), [119, 0], dealer=0)
     assert engine.legal_actions(state, 1) == [{"type": "rematch"}]
     state, events = engine.apply(state, 1, {"type": "rematch"})
-    assert [e["type"] for e in events] == ["game_start", "cut_for_deal", "deal"]
-    assert events[1]["reason"] == "loser_deals" and events[1]["dealer"] == 1
+    assert [e["type"] for e in events] == [
+        "game_start", "game_commitment", "cut_for_deal", "deal_commitment", "deal"]
+    assert events[2]["reason"] == "loser_deals" and events[2]["dealer"] == 1
     assert state.dealer == 1 and state.game_number == 2 and state.scores == [0, 0]
     assert state.result is None and state.deal_number == 1 and state.phase == "discard"
     assert engine.view(state, 0)["games_played"] == 1
@@ -163,7 +165,7 @@ def test_rematch_partnerships() -> None:
 def test_rematch_three_players_cut_again() -> None:
     state, _ = heels_win(GameOptions(players=3), [119, 0, 0], dealer=0)
     state, events = engine.apply(state, 2, {"type": "rematch"})
-    cut = events[1]
+    cut = events[2]
     assert cut["reason"] == "cut" and cut["cuts"] and state.dealer == cut["dealer"]
     assert (state.dealer, cut["cuts"]) == cut_for_dealer(state.seed, 2, [0, 1, 2])
 

@@ -12,8 +12,8 @@ Random games of every table and option combination; after every action:
   may know is worked out here from the rules, event by event, not from the redaction table;
 * the hint (``engine.computer.suggest``) of the seat about to act, and of another seat,
   validates as a suggestion;
-* server events (``seat_taken``, ``timed_out`` for the action taken, ``computer_standin``)
-  validate and are redacted as the table says.
+* server events (``seat_taken``, ``timed_out`` for the action taken, ``computer_standin``,
+  ``game_abandoned``) validate and are redacted as the table says.
 
 A sample of the same data is also checked against the committed JSON Schema
 (``docs/protocol.schema.json``) with ``jsonschema``, the document other languages use.
@@ -203,6 +203,7 @@ def play_game(options: GameOptions, seed: int, rnd: random.Random, stats: Stats,
         if rnd.random() < 0.02:
             server.append({"type": "computer_standin", "seat": rnd.randrange(state.players),
                            "name": "Bob", "active": rnd.random() < 0.5})
+            server.append({"type": "game_abandoned", "game_number": state.game_number})
         check_events(server, know, stats, engine_events=False)
         check_events(events, know, stats)
         if sink is not None and rnd.random() < 0.1:
@@ -233,8 +234,9 @@ def test_every_combination(options: GameOptions) -> None:
     stats, sink = Stats(), []
     play_game(options, seed, random.Random(seed), stats, rematch=True, sink=sink)
     assert stats.games == 2
-    expected = {"game_start", "cut_for_deal", "deal", "discard", "starter", "play",
-                "count_reset", "show_hand", "peg", "game_over", "seat_taken"}
+    expected = {"game_start", "game_commitment", "cut_for_deal", "deal_commitment", "deal",
+                "discard", "starter", "play", "count_reset", "show_hand", "peg", "game_over",
+                "seat_taken"}
     if options.effective().plays_muggins:
         expected |= {"announce", "answer", "muggins_result"}
     assert expected <= stats.event_types

@@ -233,6 +233,7 @@ def test_openapi_document_validates():
     assert got == {
         ("post", "/api/rooms"): ["201", "400", "403", "409", "413", "429", "500", "503"],
         ("get", "/api/rooms/{room}"): ["200", "404", "429", "500", "503"],
+        ("get", "/api/games/{game}"): ["200", "404", "500", "503"],
         ("get", "/healthz"): ["200"],
         ("get", "/readyz"): ["200", "503"],
         ("get", "/metrics"): ["200"],

@@ -7,13 +7,17 @@ on ``sys.path``.)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import re
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -471,3 +475,40 @@ def replay_room(server: ThreadServer, room: str) -> list[ReplayedSeat]:
         for s in seats:
             s.views[entry["v"]] = engine.view(state, s.seat) if state is not None else None
     return seats
+
+
+class PostgresServer:
+    """A PostgreSQL of a test's own on a free loopback port (never the shared one on 5432),
+    in a fresh data folder owned by the ``postgres`` user (PostgreSQL refuses to run as
+    root): ``initdb`` once, then ``start`` / ``stop`` (``pg_ctl``, about 2 s each)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="crib-pg-"))
+        shutil.chown(self.dir, "postgres")
+        self.dir.chmod(0o700)
+        self._as_postgres(["initdb", "-D", str(self.dir), "-A", "trust", "-U", "postgres"])
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _as_postgres(self, args: list[str]) -> None:
+        command = " ".join(shlex.quote(a) for a in args)
+        subprocess.run(["su", "postgres", "-c", command], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+
+    def start(self) -> PostgresServer:
+        options = f"-p {self.port} -k {self.dir} -h 127.0.0.1"
+        self._as_postgres(["pg_ctl", "-D", str(self.dir), "-o", options,
+                           "-l", str(self.dir / "log"), "-w", "start"])
+        return self
+
+    def stop(self) -> None:
+        """A fast shutdown (connections are closed; the next start recovers nothing)."""
+        with contextlib.suppress(subprocess.CalledProcessError):
+            self._as_postgres(["pg_ctl", "-D", str(self.dir), "-m", "fast", "-w", "stop"])
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -1,12 +1,16 @@
-"""Chaos: two server processes on a Redis of the test's own (AOF, fsync always), a few dozen
-rooms of scripted and computer seats, one process killed with -9 and restarted again and
-again, Redis restarted once, players who vanish for good and players who leave cleanly.
+"""Chaos: two server processes on a Redis of the test's own (AOF, fsync always) and a
+PostgreSQL of the test's own (the archive), a few dozen rooms of scripted and computer
+seats, one process killed with -9 and restarted again and again while games end, Redis
+restarted once, PostgreSQL stopped for 10 s, players who vanish for good and players who
+leave cleanly.
 
 Then: every game reaches game over within a bound — except at the tables both players left
 for good, which wait for their people (no takeover, no move) through the kills and the
 restart; every acknowledged action is in its room's log exactly once (and no action id
-twice); each log replays through the engine to the room's stored state; and presence
-matches the connections actually open.
+twice); each log replays through the engine to the room's stored state; presence matches
+the connections actually open; and every game that ended is in the database exactly once,
+its archived log the room's, replaying through the engine (from the archived deal seeds) to
+its archived final score.
 
 Bounded in time (about a minute; 150 s at most for the games) and stops everything it
 started. A summary line (rooms, kills, acked actions, longest pause) is printed.
@@ -24,11 +28,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from crib_wire import ProcessServer, RedisServer
+from crib_wire import PostgresServer, ProcessServer, RedisServer
 from redis.asyncio import Redis
+from sqlalchemy import select
 
 import engine
+from engine import rng as shuffle
 from protocol.client import Client, ClientError
+from server.archive.outbox import game_id
+from server.archive.reader import ArchiveReader
+from server.archive.verify import replay as replay_archived
+from server.database import Database, database_url
+from server.database.schema import games
 from server.store.redis import RedisStore
 
 pytestmark = pytest.mark.slow
@@ -189,10 +200,22 @@ def replay(record: Any, log: list[dict[str, Any]]) -> engine.GameState | None:
     return state
 
 
+async def database_outage(pg: PostgresServer, counts: dict[str, int]) -> None:
+    """Stop the test's PostgreSQL for 10 s, while games end."""
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(4)
+    await loop.run_in_executor(None, pg.stop)
+    counts["database_stops"] += 1
+    await asyncio.sleep(10)
+    await loop.run_in_executor(None, pg.start)
+
+
 async def chaos(servers: list[ProcessServer], redis: RedisServer, stats: Stats,
-                stop: asyncio.Event) -> dict[str, int]:
-    """Kill -9 one process at a time and restart it; restart Redis once."""
-    counts = {"kills": 0, "redis_restarts": 0}
+                stop: asyncio.Event, pg: PostgresServer) -> dict[str, int]:
+    """Kill -9 one process at a time and restart it; restart Redis once; stop PostgreSQL
+    for 10 s meanwhile."""
+    counts = {"kills": 0, "redis_restarts": 0, "database_stops": 0}
+    outage = asyncio.create_task(database_outage(pg, counts))
     await asyncio.sleep(2)
     loop = asyncio.get_running_loop()
     for round_ in range(6):
@@ -207,20 +230,33 @@ async def chaos(servers: list[ProcessServer], redis: RedisServer, stats: Stats,
             await loop.run_in_executor(None, redis.restart, 0.2)
             counts["redis_restarts"] += 1
         await asyncio.sleep(1.5)
+    await outage
     return counts
 
 
 async def test_games_survive_kills_and_a_redis_restart(own_redis: RedisServer,
                                                        tmp_path: Path) -> None:
+    pg = PostgresServer().start()
     env = {"CRIBBAGE_PRESENCE_LEASE_SECONDS": "1.5", "CRIBBAGE_BOT_DELAY_SECONDS": "0.05",
-           "CRIBBAGE_CATCHUP_INTERVAL_SECONDS": "1",
-           # 34 rooms from one address in a minute: more than the rooms budget, which the
+           "CRIBBAGE_CATCHUP_INTERVAL_SECONDS": "1", "CRIBBAGE_DATABASE_URL": pg.url,
+           "CRIBBAGE_ARCHIVE_RETRY_MAX_SECONDS": "2",
+           # 40 rooms from one address in a minute: more than the rooms budget, which the
            # processes share on Redis (docs/protocol.md "Limits").
            "CRIBBAGE_ROOMS_PER_MINUTE": "0"}
     servers = [ProcessServer(own_redis.url, PREFIX, tmp_path / f"server{i}.log", **env)
                for i in range(2)]
-    for s in servers:
-        s.start()
+    try:
+        for s in servers:
+            s.start()
+        await _chaos_run(servers, own_redis, pg, tmp_path)
+    finally:
+        for s in servers:
+            s.stop()
+        pg.remove()
+
+
+async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
+                     pg: PostgresServer, tmp_path: Path) -> None:
     rng = random.Random(20261201)
     stats = Stats()
     players: list[Player] = []
@@ -238,6 +274,8 @@ async def test_games_survive_kills_and_a_redis_restart(own_redis: RedisServer,
         plans += [({"players": 2}, {}, [None, "abort"])] * 3
         plans += [({"players": 2}, {}, [None, "clean"])] * 3
         plans += [({"players": 2}, {}, ["abort", "clean"])] * 2
+        # 6 of computers alone: their games end early, during the kills and the outage.
+        plans += [({"players": 2, "target": 61}, {"0": "standard", "1": "easy"}, [])] * 6
         for options, computers, behaviours in plans:
             room = await make_room(rng.choice(servers), options, computers)
             rooms.append(room)
@@ -247,7 +285,7 @@ async def test_games_survive_kills_and_a_redis_restart(own_redis: RedisServer,
                                       leave, rng.randint(3, 25)))
         deadline = started + GAMES_BOUND_SECONDS
         stop = asyncio.Event()
-        chaos_task = asyncio.create_task(chaos(servers, own_redis, stats, stop))
+        chaos_task = asyncio.create_task(chaos(servers, own_redis, stats, stop, pg))
         await asyncio.wait_for(asyncio.gather(*(p.run(deadline) for p in players)),
                                GAMES_BOUND_SECONDS + 10)
         games_took = time.monotonic() - started
@@ -257,13 +295,14 @@ async def test_games_survive_kills_and_a_redis_restart(own_redis: RedisServer,
         # Every game is over: the players who stayed saw it; the stand-ins finished the rest.
         store = RedisStore(Redis.from_url(own_redis.url, decode_responses=True), PREFIX)
         try:
+            left = {p.room for p in players if p.leave} - {p.room for p in players if not p.leave}
             end = time.monotonic() + 30
             while True:
                 records = [(await store.load(r))[0] for r in rooms]
-                if all(rec.status == "game_over" for rec in records) or time.monotonic() > end:
+                if all(rec.status == "game_over" for rec in records if rec.id not in left) \
+                        or time.monotonic() > end:
                     break
                 await asyncio.sleep(0.5)
-            left = {p.room for p in players if p.leave} - {p.room for p in players if not p.leave}
             unfinished = [rec.id for rec in records
                           if rec.status != "game_over" and rec.id not in left]
             assert not unfinished, f"games that did not finish: {unfinished}"
@@ -322,6 +361,10 @@ async def test_games_survive_kills_and_a_redis_restart(own_redis: RedisServer,
                 await asyncio.sleep(0.5)
             assert not mismatched, {r: (await store.presence(r), open_seats(r))
                                     for r in mismatched}
+
+            # The tables left by everyone wait: their games have not ended, so they are not
+            # in the archive (they would be, as abandoned, shortly before the room expires).
+            archive = await check_archive(store, [r for r in records if r.id not in left], pg)
         finally:
             await store.close()
 
@@ -341,10 +384,13 @@ async def test_games_survive_kills_and_a_redis_restart(own_redis: RedisServer,
             "client_reconnects": stats.reconnects, "outcome_unknown": stats.outcome_unknown,
             "store_unavailable": stats.store_unavailable,
             "longest_pause_s": round(max(pauses), 2), "games_took_s": round(games_took, 1),
+            **archive,
         }
         print("chaos summary:", json.dumps(summary))
         (tmp_path / "summary.json").write_text(json.dumps(summary))
         assert counts["kills"] == 6 and counts["redis_restarts"] == 1
+        assert counts["database_stops"] == 1
+        assert archive["archived_after_5s"] >= 1, "no game ended during the outage"
         assert max(pauses) < 30, summary
         for s in servers:
             assert "Traceback" not in s.log.read_text(), s.log.read_text()[-3000:]
@@ -353,5 +399,45 @@ async def test_games_survive_kills_and_a_redis_restart(own_redis: RedisServer,
             if p.client is not None:
                 with contextlib.suppress(Exception):
                     await p.client.close()
-        for s in servers:
-            s.stop()
+
+
+async def check_archive(store: RedisStore, records: list[Any], pg: PostgresServer
+                        ) -> dict[str, Any]:
+    """Every game is in the database exactly once (its archive may still be catching up
+    after the outage: bounded wait), its archived log is the room's, and it replays through
+    the engine from its archived deal seeds to its archived final score."""
+    db = Database(database_url(pg.url))
+    wanted = {game_id(rec.id, rec.created, rec.game_number): rec for rec in records}
+    try:
+        end = time.monotonic() + 60
+        while True:
+            async with db.connect() as conn:
+                rows = (await conn.execute(select(games.c.id, games.c.room_id,
+                                                  games.c.game_number, games.c.ended_at,
+                                                  games.c.archived_at))).all()
+            if {r.id for r in rows} >= set(wanted) or time.monotonic() > end:
+                break
+            await asyncio.sleep(0.5)
+        assert sorted(r.id for r in rows) == sorted(wanted), "not archived exactly once"
+        assert len({(r.room_id, r.game_number) for r in rows}) == len(rows)
+        reader = ArchiveReader(db)
+        for gid, rec in wanted.items():
+            found = await reader.game(gid)
+            game = found.game
+            assert game["status"] == "finished" and game["room_id"] == rec.id
+            room_log = await store.log(rec.id, game["first_version"] - 1)
+            assert found.log == room_log, f"archived log of {rec.id} is not the room's"
+            seed = bytes.fromhex(game["game_seed"])
+            assert seed == shuffle.game_seed(rec.seed, rec.game_number)
+            for deal in found.deals:
+                assert deal["commitment"] == shuffle.commitment(bytes.fromhex(deal["seed"]))
+            state, _ = replay_archived(game["options"], found.log,
+                                       [d["seed"] for d in found.deals])
+            assert state.phase == "game_over" and list(state.scores) == game["scores"]
+            assert state.to_dict()["scores"] == rec.state["scores"]
+            assert not await store.outbox(rec.id, rec.game_number)
+        delays = sorted((r.archived_at - r.ended_at).total_seconds() for r in rows)
+    finally:
+        await db.close()
+    return {"archived_games": len(rows), "archive_delay_max_s": round(delays[-1], 1),
+            "archived_after_5s": sum(1 for d in delays if d > 5)}

@@ -26,12 +26,17 @@ import pytest
 from crib_cluster import LocalCluster
 from crib_wire import ProcessServer
 from redis.asyncio.cluster import RedisCluster
+from sqlalchemy import select
 from test_chaos import TOO_LATE, replay
 
 from protocol.client import Client, ClientError
 from server.app import redis_cluster_client
+from server.archive.outbox import game_id
+from server.archive.reader import ArchiveReader
 from server.broker import ShardedRedisBroker
 from server.budgets import Budget, RedisBudgets
+from server.database import Database, database_url
+from server.database.schema import games as games_table
 from server.settings import Settings
 from server.store.base import Commit, Deadline, RoomRecord, StoreUnavailable
 from server.store.cluster import ClusterKeys, ClusterRedisStore
@@ -88,7 +93,8 @@ async def test_rooms_spread_over_every_shard_with_one_slot_each(cluster: LocalCl
         now = time.time()
         for room in rooms:
             slots = {client.keyslot(store.key(room, k)) for k in
-                     ("state", "actions", "log", "presence", "deadlines", "deadline_data")}
+                     ("state", "actions", "log", "presence", "deadlines", "deadline_data",
+                      "outbox")}
             slots |= {client.keyslot(store.channel(room)), client.keyslot(store._index(room))}
             assert len(slots) == 1, room
             assert await store.create(RoomRecord(room, 0, {}, (), None, "s", "c", now, now))
@@ -117,7 +123,19 @@ async def test_rooms_spread_over_every_shard_with_one_slot_each(cluster: LocalCl
         for claim in claims:
             await store.complete(claim)
         assert [await store.deadlines(r) for r in rooms] == [[]] * len(rooms)
-        assert await store.versions(rooms) == [1] * len(rooms)
+        # The archive's outbox on a cluster: kept by the commit, held, finished atomically.
+        record, _ = await store.load(rooms[0])
+        ended = await store.commit(Commit(
+            record.evolve(version=2), 1, None, {"action": "y"}, [{"type": "game_over"}],
+            deadlines=(Deadline(rooms[0], "archive", now - 1, "1"),), outbox=(1, 1)))
+        assert ended.status == "ok"
+        assert [e["v"] for e in await store.outbox(rooms[0], 1)] == [1, 2]
+        assert await store.hold(rooms[0], time.time() + 100_000)
+        assert await client.ttl(store.key(rooms[0], "outbox")) > 90_000
+        (claim,) = await store.claim_due(time.time(), time.time() + 5)
+        assert await store.finish_outbox(claim, 1)
+        assert await store.outbox(rooms[0], 1) is None and await store.deadlines(rooms[0]) == []
+        assert await store.versions(rooms) == [2] + [1] * (len(rooms) - 1)
         assert store.unreplicated == 0  # every replica confirmed every change (WAIT)
         # Spectators per owner, with the cap checked in the room's slot.
         assert await store.set_watchers(rooms[0], "own-a", 2, cap=3) == 2
@@ -241,8 +259,10 @@ async def make_room(server: ProcessServer, options: dict[str, Any],
 async def test_whole_games_survive_a_primary_failover(cluster: LocalCluster,
                                                       tmp_path: Path) -> None:
     started = time.monotonic()
+    archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
     env = {"CRIBBAGE_REDIS_CLUSTER": "1", "CRIBBAGE_PRESENCE_LEASE_SECONDS": "1.5",
-           "CRIBBAGE_BOT_DELAY_SECONDS": "0.05", "CRIBBAGE_CATCHUP_INTERVAL_SECONDS": "1"}
+           "CRIBBAGE_BOT_DELAY_SECONDS": "0.05", "CRIBBAGE_CATCHUP_INTERVAL_SECONDS": "1",
+           "CRIBBAGE_DATABASE_URL": archive_url}
     servers = [ProcessServer(cluster.url, PREFIX, tmp_path / f"server{i}.log", **env)
                for i in range(2)]
     check = redis_cluster_client(settings_for(cluster))
@@ -330,6 +350,25 @@ async def test_whole_games_survive_a_primary_failover(cluster: LocalCluster,
             state = replay(rec, log)
             assert state is not None and state.to_dict() == rec.state, room
         assert logged == len(acked) > 0
+
+        # Every game was archived once, from the outboxes on the cluster's shards, with
+        # the room's log (the games of the failed shard too).
+        db = Database(database_url(archive_url))
+        try:
+            reader = ArchiveReader(db)
+            end = time.monotonic() + 30
+            for room, rec in records.items():
+                while (found := await reader.game(game_id(room, rec.created, 1))) is None:
+                    assert time.monotonic() < end, f"{room} not archived"
+                    await asyncio.sleep(0.3)
+                log = await settled(lambda room=room: store.log(room))
+                assert found.log == [e for e in log if e["v"] >= rec.game_from], room
+                assert not await settled(lambda room=room: store.outbox(room, 1))
+            async with db.connect() as conn:
+                rows = (await conn.execute(select(games_table.c.room_id))).scalars().all()
+            assert sorted(rows) == sorted(records)
+        finally:
+            await db.close()
 
         # The two processes agree at every version: their spectators' views are equal at
         # every version both saw, and both reached the final one.

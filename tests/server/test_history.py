@@ -27,7 +27,8 @@ async def test_history_is_what_was_seen_live_and_pages_back(server, clients) -> 
     live = {f["version"]: f["events"] for f in ann.frames if f["type"] == "update"}
     got = {v["version"]: v["events"] for v in whole["versions"]}
     assert got[first][0]["type"] == "seat_taken"
-    assert [e["type"] for e in got[first]][1:] == ["game_start", "cut_for_deal", "deal"]
+    assert [e["type"] for e in got[first]][1:] == [
+        "game_start", "game_commitment", "cut_for_deal", "deal_commitment", "deal"]
     for version, events in got.items():
         if version in live:
             assert events == live[version], version

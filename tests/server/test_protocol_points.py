@@ -180,7 +180,8 @@ async def test_the_last_seat_taken_starts_the_game_in_its_version(mem_server):
         update = await ann.expect("update")
         version = update["version"]
         assert snap["version"] == version == waiting["version"] + 1
-        kinds = ["seat_taken", "game_start", "cut_for_deal", "deal"]
+        kinds = ["seat_taken", "game_start", "game_commitment", "cut_for_deal",
+                     "deal_commitment", "deal"]
         assert [e["type"] for e in update["events"]] == kinds
         assert update["seats"] is not None
         [patch] = update["patch"]

@@ -85,7 +85,7 @@ async function playTable({ encodings, options, seeds, watcherEncoding = "json", 
     assert.deepEqual(last.missed.map((m) => m.version), [2]);
     assert.deepEqual(
       last.missed[0].events.map((e) => e.type),
-      ["seat_taken", "game_start", "cut_for_deal", "deal"],
+      ["seat_taken", "game_start", "game_commitment", "cut_for_deal", "deal_commitment", "deal"],
     );
     assert.ok(logs[1].events.some((e) => e.fromSnapshot && e.event.type === "deal" && e.version === 2));
     const answers = await Promise.all([playSeat(host, rng(seeds[0])), playSeat(guest, rng(seeds[1]))]);

@@ -689,7 +689,9 @@ export interface MissedVersion {
   version: number;
   events: (
     | GameStartEvent
+    | GameCommitmentEvent
     | CutForDealEvent
+    | DealCommitmentEvent
     | DealEvent
     | DiscardEvent
     | StarterEvent
@@ -706,6 +708,7 @@ export interface MissedVersion {
     | SeatTakenEvent
     | ComputerStandinEvent
     | TimedOutEvent
+    | GameAbandonedEvent
   )[];
 }
 /**
@@ -719,6 +722,19 @@ export interface GameStartEvent {
   game_number: number;
 }
 /**
+ * The commitment to the game's seed, from which the cut for first deal and every deal
+ * of the game are shuffled (docs/rules.md, "The shuffle"); the seed is published in the
+ * archive once the game is over.
+ */
+export interface GameCommitmentEvent {
+  type: "game_commitment";
+  game_number: number;
+  /**
+   * SHA-256 of the game's 32-byte seed, 64 lowercase hex digits.
+   */
+  commitment: string;
+}
+/**
  * The first dealer of a game (docs/rules.md §2.1).
  */
 export interface CutForDealEvent {
@@ -730,6 +746,19 @@ export interface CutForDealEvent {
   cuts: SeatCard[][];
   dealer: number;
   reason: "cut" | "loser_deals" | "given";
+}
+/**
+ * The commitment to a deal's shuffle, just before the deal (docs/rules.md, "The
+ * shuffle"); the seed is published in the archive once the game is over.
+ */
+export interface DealCommitmentEvent {
+  type: "deal_commitment";
+  game_number: number;
+  deal_number: number;
+  /**
+   * SHA-256 of the deal's 32-byte seed, 64 lowercase hex digits.
+   */
+  commitment: string;
 }
 /**
  * A deal (docs/rules.md §2.3). Each seat sees only its own hand.
@@ -1003,6 +1032,15 @@ export interface HiddenDiscardAction {
   cards: null;
 }
 /**
+ * The game in progress was abandoned: its room stayed idle until shortly before it
+ * expired (docs/protocol.md, "The archive"). It is archived as abandoned, with its seeds;
+ * the room accepts no action any more (``game_abandoned``).
+ */
+export interface GameAbandonedEvent {
+  type: "game_abandoned";
+  game_number: number;
+}
+/**
  * One accepted change to the room, as this connection may see it.
  *
  * ``events`` are the engine events (hidden parts removed for this seat) plus server
@@ -1017,7 +1055,9 @@ export interface Update {
   status: "waiting" | "playing" | "game_over";
   events: (
     | GameStartEvent
+    | GameCommitmentEvent
     | CutForDealEvent
+    | DealCommitmentEvent
     | DealEvent
     | DiscardEvent
     | StarterEvent
@@ -1034,6 +1074,7 @@ export interface Update {
     | SeatTakenEvent
     | ComputerStandinEvent
     | TimedOutEvent
+    | GameAbandonedEvent
   )[];
   patch: (AddOperation | RemoveOperation | ReplaceOperation)[];
   seats?: SeatInfo[] | null;
@@ -1111,6 +1152,7 @@ export interface Reject {
     | "action_id_reused"
     | "internal"
     | "rate_limited"
+    | "game_abandoned"
   ) &
     string;
   message: string;

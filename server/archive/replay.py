@@ -1,0 +1,70 @@
+"""An archived game as the web client's replay file (``GET /api/games/{id}``).
+
+The same shape the table's "download replay" saves (``server/static/js/replay.js``:
+``format`` ``cribbage-replay``, ``format_version`` 1): the options, the seats' public names,
+every version of the game redacted as for a spectator, the result — and what only the
+archive has: the game's id and status, its times and final scores, and the seeds of every
+shuffle with each deal's hands (docs/rules.md "The shuffle"), published now that the game is
+over.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from protocol.events import redact
+
+from .reader import ArchivedGame
+
+
+def _iso(value: datetime) -> str:
+    if value.tzinfo is None:  # SQLite gives UTC back without its zone
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def replay_body(archived: ArchivedGame) -> dict[str, Any]:
+    """The ``ArchivedGameBody`` (``protocol.http``) of an archived game read with its log."""
+    game = archived.game
+    log = archived.log or []
+    hands: dict[int, dict[str, list[str]]] = {}
+    for entry in log:
+        for event in entry.get("events") or ():
+            if event.get("type") == "deal":
+                hands[event["deal_number"]] = event["hands"]
+    versions = [
+        {"version": entry["v"], "events": [redact(e, None) for e in entry.get("events") or ()]}
+        for entry in log
+    ]
+    cuts = [{"round": i, "seed": seed} for i, seed in enumerate(game["cut_seeds"], start=1)]
+    return {
+        "format": "cribbage-replay",
+        "format_version": 1,
+        "room": game["room_id"],
+        "game": game["game_number"],
+        "saved_at": _iso(game["archived_at"]),
+        "options": game["options"],
+        "seats": [{"seat": s["seat"], "name": s["name"], "kind": s["kind"], "level": s["level"]}
+                  for s in archived.seats],
+        "first": game["first_version"],
+        "versions": versions,
+        "result": game["result"],
+        "game_id": game["id"],
+        "status": game["status"],
+        "started_at": _iso(game["started_at"]),
+        "ended_at": _iso(game["ended_at"]),
+        "scores": game["scores"],
+        "seeds": {
+            "shuffle": game["shuffle"],
+            "game": game["game_seed"],
+            "game_commitment": game["game_commitment"],
+            "cuts": cuts,
+            "deals": [
+                {"deal_number": d["deal_number"], "dealer": d["dealer"], "seed": d["seed"],
+                 "commitment": d["commitment"], "hands": hands.get(d["deal_number"], {}),
+                 "scores_after": d["scores_after"]}
+                for d in archived.deals
+            ],
+        },
+    }

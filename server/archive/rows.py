@@ -1,0 +1,144 @@
+"""An ended game's outbox entry and log turned into the database's rows (pure: no I/O).
+
+The seeds published with the game (docs/rules.md "The shuffle") derive from the game's seed
+in the outbox entry: one per round of the cut the log shows, one per deal that was shuffled
+(announced by a ``deal_commitment``; a stacked pack in tests has none).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from engine import rng
+from protocol import jsontext
+
+from .summary import summarize
+
+
+def when(ts: float) -> datetime:
+    """A Unix time (seconds) as an aware UTC datetime."""
+    return datetime.fromtimestamp(float(ts), tz=UTC)
+
+
+def table_kind(players: int, partnerships: bool) -> str:
+    """``2``, ``3``, ``4`` or ``2x2`` (four in partnerships)."""
+    return "2x2" if players == 4 and partnerships else str(players)
+
+
+def game_rows(
+    room_id: str, payload: dict[str, Any], entries: list[dict[str, Any]], archived_at: float
+) -> dict[str, Any]:
+    """The rows of one ended game.
+
+    Args:
+        room_id: the room.
+        payload: the ``archive`` deadline's payload (``server.archive.outbox``).
+        entries: the game's log entries, oldest first (``RoomStore.outbox``).
+        archived_at: Unix time now.
+
+    Returns:
+        ``{"game": row, "seats": [row...], "deals": [row...], "log": {"game_id", "entries"}}``
+        for the tables of ``server.database.schema``.
+    """
+    options = payload["options"]
+    players = int(options.get("players", 2))
+    partnerships = bool(options.get("partnerships", False))
+    events = [e for entry in entries for e in entry.get("events") or ()]
+    sides = list(range(players))
+    game_commitment = ""
+    cut_rounds = 0
+    deals: dict[int, dict[str, Any]] = {}
+    commitments: dict[int, str] = {}
+    scores: list[int] = []
+    result: dict[str, Any] | None = None
+    current: int | None = None
+    for event in events:
+        kind = event.get("type")
+        if kind == "game_start":
+            sides = list(event["sides"])
+            scores = [0] * (max(sides) + 1)
+        elif kind == "game_commitment":
+            game_commitment = event["commitment"]
+        elif kind == "cut_for_deal":
+            cut_rounds = len(event.get("cuts") or ())
+        elif kind == "deal_commitment":
+            commitments[event["deal_number"]] = event["commitment"]
+        elif kind == "deal":
+            if current is not None:
+                deals[current]["scores_after"] = list(scores)
+            current = event["deal_number"]
+            deals[current] = {"deal_number": current, "dealer": event["dealer"]}
+        elif kind in ("peg", "backup"):
+            scores[event["side"]] = event["score_after"]
+        elif kind == "game_over":
+            result = {k: v for k, v in event.items() if k != "type"}
+    if current is not None:
+        deals[current]["scores_after"] = list(scores)
+    game_seed = bytes.fromhex(payload["game_seed"])
+    gid = payload["id"]
+    final = list(result["scores"]) if result else scores
+    winner = result.get("winner") if result else None
+    skunks = (result or {}).get("skunks") or {}
+    ended = when(payload["ended"])
+    game = {
+        "id": gid,
+        "room_id": room_id,
+        "room_created": float(payload["room_created"]),
+        "game_number": int(payload["game"]),
+        "status": payload["status"],
+        "players": players,
+        "table_kind": table_kind(players, partnerships),
+        "target": int(options.get("target", 121)),
+        "muggins": bool(options.get("muggins", False)),
+        "lowball": bool(options.get("lowball", False)),
+        "backup10": bool(options.get("backup10", False)),
+        "options": options,
+        "room_settings": payload.get("settings") or {},
+        "started_at": when(payload["started"]),
+        "ended_at": ended,
+        "archived_at": when(archived_at),
+        "first_version": int(payload["first"]),
+        "last_version": int(payload["last"]),
+        "deals": len(deals),
+        "winner_side": winner,
+        "draw": bool(result and result.get("draw")),
+        "scores": final,
+        "result": result,
+        "shuffle": rng.SHUFFLE_VERSION,
+        "game_seed": game_seed.hex(),
+        "game_commitment": game_commitment or rng.commitment(game_seed),
+        "cut_seeds": [rng.cut_seed_of(game_seed, r).hex() for r in range(1, cut_rounds + 1)],
+    }
+    summaries = summarize(players, events)
+    seats = []
+    for info in payload["seats"]:
+        seat = int(info["seat"])
+        side = sides[seat] if seat < len(sides) else seat
+        won = winner is not None and side == winner
+        row = {
+            "game_id": gid, "seat": seat, "side": side, "player_id": info.get("player"),
+            "kind": info.get("kind") or "open", "level": info.get("level"),
+            "name": info.get("name"), "standin": bool(info.get("standin")),
+            "final_score": int(final[side]) if side < len(final) else 0,
+            "won": won,
+            "skunk": "none" if won else str(skunks.get(str(side), "none")),
+            "skunks_given": sum(1 for v in skunks.values() if v != "none") if won else 0,
+            "status": game["status"], "table_kind": game["table_kind"],
+            "target": game["target"], "muggins": game["muggins"], "lowball": game["lowball"],
+            "backup10": game["backup10"], "ended_at": ended,
+        }
+        row.update(summaries[seat] if seat < len(summaries) else {})
+        seats.append(row)
+    deal_rows = []
+    for number, deal in sorted(deals.items()):
+        seed = rng.deal_seed_of(game_seed, number) if number in commitments else None
+        deal_rows.append({
+            "game_id": gid, "deal_number": number, "dealer": deal["dealer"],
+            "seed": seed.hex() if seed else None, "commitment": commitments.get(number),
+            "scores_after": deal.get("scores_after", list(scores)),
+        })
+    return {
+        "game": game, "seats": seats, "deals": deal_rows,
+        "log": {"game_id": gid, "entries": jsontext.dumps(entries)},
+    }

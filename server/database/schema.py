@@ -1,0 +1,167 @@
+"""The SQL schema (SQLAlchemy 2 Core), for everything that outlives a room.
+
+Issue 18's tables. The archive (``server.archive``) writes ``games`` and its children once per
+game, in one transaction, keyed by (room, room creation, game number); the players' pages and
+statistics read them. Migrations (``migrations/versions``) create exactly these tables; a test
+compares the two.
+
+* ``players``: a player's public id. **Minimal on purpose**: the identity work of issue 18
+  (point 1: the secret's hash, display name, language, passkeys, codes) extends this table
+  with a migration of its own; the archive only needs the key its seats point at.
+* ``games``: one row per archived game: the room, its creation time and the game number (the
+  unique key that makes archiving idempotent), ``finished`` or ``abandoned``, the options
+  (whole, and the columns statistics group by), the room's settings, the result and final
+  scores, the times, the room log's versions, and the shuffle's seeds (docs/rules.md "The
+  shuffle": the game's seed and each round of the cut's; each deal's is in ``game_deals``).
+* ``game_seats``: one row per seat of a game: the player (null for a computer, a seat taken
+  without a player, or a deleted player), the computer's level, the name shown, the side's
+  final score, won / skunk, and a summary computed from the events at archive time
+  (``server.archive.summary``), with the game's kind, variant, status and end copied in, so
+  a player's history and statistics read one indexed table (at a million games).
+* ``game_deals``: one row per deal: dealer, seed, commitment, the scores after it.
+* ``game_logs``: the room's log of the game, every entry in order (what caused each version
+  and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING)
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", String(32), primary_key=True, comment="the player's public id"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    comment="minimal: extended by the players' own migration (issue 18 point 1)",
+)
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", String(16), primary_key=True,
+           comment="public game id, derived from the unique key (server.archive.game_id)"),
+    Column("room_id", String(16), nullable=False),
+    Column("room_created", Float, nullable=False, comment="the room's creation, Unix seconds"),
+    Column("game_number", Integer, nullable=False, comment="1, then +1 per rematch"),
+    Column("status", String(16), nullable=False, comment="finished | abandoned"),
+    Column("players", SmallInteger, nullable=False),
+    Column("table_kind", String(8), nullable=False, comment="2 | 3 | 4 | 2x2 (partnerships)"),
+    Column("target", SmallInteger, nullable=False),
+    Column("muggins", Boolean, nullable=False),
+    Column("lowball", Boolean, nullable=False),
+    Column("backup10", Boolean, nullable=False),
+    Column("options", JSON, nullable=False, comment="the effective engine options"),
+    Column("room_settings", JSON, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("ended_at", DateTime(timezone=True), nullable=False),
+    Column("archived_at", DateTime(timezone=True), nullable=False),
+    Column("first_version", Integer, nullable=False),
+    Column("last_version", Integer, nullable=False),
+    Column("deals", SmallInteger, nullable=False),
+    Column("winner_side", SmallInteger, nullable=True, comment="null: a draw or abandoned"),
+    Column("draw", Boolean, nullable=False),
+    Column("scores", JSON, nullable=False, comment="final score per side, holes"),
+    Column("result", JSON, nullable=True, comment="the game_over event; null when abandoned"),
+    Column("shuffle", String(16), nullable=False, comment="derivation and shuffle, cribbage/v2"),
+    Column("game_seed", String(64), nullable=False),
+    Column("game_commitment", String(64), nullable=False),
+    Column("cut_seeds", JSON, nullable=False, comment="hex seed of each round of the cut"),
+    UniqueConstraint("room_id", "room_created", "game_number", name="uq_games_room_game"),
+)
+Index("ix_games_ended_at", games.c.ended_at)
+
+game_seats = Table(
+    "game_seats",
+    metadata,
+    Column("game_id", String(16), ForeignKey("games.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("seat", SmallInteger, primary_key=True),
+    Column("side", SmallInteger, nullable=False),
+    Column("player_id", String(32), ForeignKey("players.id", ondelete="SET NULL"),
+           nullable=True, comment="null: a computer, no player, or a deleted player"),
+    Column("kind", String(16), nullable=False, comment="human | computer | open"),
+    Column("level", String(16), nullable=True, comment="a computer seat's level"),
+    Column("name", Text, nullable=True, comment="the name shown at the table"),
+    Column("standin", Boolean, nullable=False, comment="a computer stood in at the end"),
+    Column("final_score", SmallInteger, nullable=False, comment="its side's, holes"),
+    Column("won", Boolean, nullable=False),
+    Column("skunk", String(8), nullable=False, comment="none | skunk | double (taken)"),
+    Column("skunks_given", SmallInteger, nullable=False,
+           comment="losing sides skunked (single or double) when this seat's side won"),
+    # copied from the game, so a player's history and statistics read this table alone
+    Column("status", String(16), nullable=False),
+    Column("table_kind", String(8), nullable=False),
+    Column("target", SmallInteger, nullable=False),
+    Column("muggins", Boolean, nullable=False),
+    Column("lowball", Boolean, nullable=False),
+    Column("backup10", Boolean, nullable=False),
+    Column("ended_at", DateTime(timezone=True), nullable=False),
+    # the summary of the seat's game (server.archive.summary), holes unless said
+    Column("deals_dealt", SmallInteger, nullable=False),
+    Column("deals_pone", SmallInteger, nullable=False),
+    Column("dealer_pegging", SmallInteger, nullable=False),
+    Column("dealer_hand", SmallInteger, nullable=False),
+    Column("dealer_crib", SmallInteger, nullable=False),
+    Column("dealer_heels", SmallInteger, nullable=False),
+    Column("pone_pegging", SmallInteger, nullable=False),
+    Column("pone_hand", SmallInteger, nullable=False),
+    Column("hands_counted", SmallInteger, nullable=False),
+    Column("hand_total", SmallInteger, nullable=False, comment="true counts of its hands"),
+    Column("cribs_counted", SmallInteger, nullable=False),
+    Column("crib_total", SmallInteger, nullable=False, comment="true counts of its cribs"),
+    Column("backup_moves", SmallInteger, nullable=False),
+    Column("backup_holes", SmallInteger, nullable=False),
+    Column("muggins_taken", SmallInteger, nullable=False),
+    Column("muggins_lost", SmallInteger, nullable=False),
+    Column("penalty_points", SmallInteger, nullable=False,
+           comment="pegged to it for opponents' wrong calls"),
+)
+Index("ix_game_seats_player", game_seats.c.player_id, game_seats.c.ended_at,
+      game_seats.c.game_id)
+
+game_deals = Table(
+    "game_deals",
+    metadata,
+    Column("game_id", String(16), ForeignKey("games.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("deal_number", SmallInteger, primary_key=True),
+    Column("dealer", SmallInteger, nullable=False),
+    Column("seed", String(64), nullable=True, comment="null for a stacked pack (tests)"),
+    Column("commitment", String(64), nullable=True),
+    Column("scores_after", JSON, nullable=False, comment="score per side after the deal"),
+)
+
+game_logs = Table(
+    "game_logs",
+    metadata,
+    Column("game_id", String(16), ForeignKey("games.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("entries", Text, nullable=False,
+           comment='JSON array of the room log entries [{"v", ...cause, "events"}]'),
+)
+
+TABLES = (players, games, game_seats, game_deals, game_logs)

@@ -1,0 +1,153 @@
+"""``GET /api/games/{id}`` on a real server: a game played by computer seats is archived,
+served in the replay file shape with its seeds, and an independent checker written from
+docs/rules.md alone (``tests/js/shuffle_check.mjs``) verifies every deal from that answer —
+on the in-memory store with SQLite, and on Redis with PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+from crib_wire import ThreadServer
+
+from protocol.http import ArchivedGameBody
+from server.archive.outbox import game_id
+from server.settings import Settings
+
+REDIS_URL = os.environ.get("CRIBBAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+CHECKER = Path(__file__).resolve().parents[1] / "js" / "shuffle_check.mjs"
+
+
+def checker_input(body: dict) -> dict:
+    """What the Node checker needs, taken from the API's answer only."""
+    seeds = body["seeds"]
+    events = [e for v in body["versions"] for e in v["events"]]
+    cuts = next(e["cuts"] for e in events if e["type"] == "cut_for_deal")
+    starters = {}
+    deal = None
+    for e in events:
+        if e["type"] == "deal":
+            deal = e["deal_number"]
+        elif e["type"] == "starter":
+            starters[deal] = e["card"]
+    return {
+        "game_number": body["game"], "game_seed": seeds["game"],
+        "game_commitment": seeds["game_commitment"],
+        "cuts": [{"round": c["round"], "seed": c["seed"],
+                  "cards": [x["card"] for x in cuts[c["round"] - 1]]} for c in seeds["cuts"]],
+        "deals": [{"deal_number": d["deal_number"], "seed": d["seed"],
+                   "commitment": d["commitment"], "players": body["options"]["players"],
+                   "dealer": d["dealer"], "hands": d["hands"], "crib_card": None,
+                   "starter": starters[d["deal_number"]]}
+                  for d in seeds["deals"] if d["deal_number"] in starters],
+    }
+
+
+@pytest.mark.parametrize("kind", ["memory-sqlite", "redis-postgresql"])
+def test_an_archived_game_is_served_with_seeds_that_check_out(kind, tmp_path, request) -> None:
+    prefix = f"test:{secrets.token_hex(6)}:"
+    values = {"bot_delay_seconds": 0.0, "key_prefix": prefix}
+    if kind == "memory-sqlite":
+        values["database_url"] = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    else:
+        values["redis_url"] = REDIS_URL
+        values["database_url"] = request.getfixturevalue("pg_url")
+    server = ThreadServer(Settings(**values)).start()
+    try:
+        made = httpx.post(f"{server.http}/api/rooms", json={
+            "options": {"players": 2, "target": 61},
+            "computers": {"0": "standard", "1": "easy"}}).json()
+        room = made["room"]
+        created = httpx.get(f"{server.http}/api/rooms/{room}").json()["created"]
+        gid = game_id(room, created, 1)
+        assert httpx.get(f"{server.http}/api/games/{'a' * 16}").status_code == 404
+        assert httpx.get(f"{server.http}/api/games/NOT-AN-ID").json()["error"]["code"] == (
+            "game_not_found")
+        end = time.monotonic() + 60
+        while True:
+            answer = httpx.get(f"{server.http}/api/games/{gid}")
+            if answer.status_code == 200:
+                break
+            assert answer.status_code == 404 and time.monotonic() < end
+            time.sleep(0.1)
+        body = answer.json()
+        ArchivedGameBody.model_validate(body)
+        assert body["room"] == room and body["game_id"] == gid and body["status"] == "finished"
+        assert body["result"]["scores"] == body["scores"] and max(body["scores"]) == 61
+        assert [s["kind"] for s in body["seats"]] == ["computer", "computer"]
+        assert body["versions"][0]["version"] == body["first"]
+        for version in body["versions"]:  # redacted as for a spectator
+            for event in version["events"]:
+                if event["type"] == "deal":
+                    assert event["hands"] == {}
+        metrics = httpx.get(f"{server.http}/metrics").text
+        assert 'cribbage_archive_games_total{outcome="written"} 1.0' in metrics
+        assert "cribbage_archive_lag_seconds 0.0" in metrics
+    finally:
+        server.stop()
+        if kind != "memory-sqlite":
+            client = redis.Redis.from_url(REDIS_URL)
+            keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+            if keys:
+                client.delete(*keys)
+            client.close()
+    node = shutil.which("node")
+    assert node, "the check needs Node"
+    run = subprocess.run([node, str(CHECKER)], capture_output=True, text=True, timeout=60,
+                         input=json.dumps({"games": [checker_input(body)]}))
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["results"] == [{"ok": True, "problems": []}]
+
+
+async def test_no_frame_of_a_game_holds_anything_of_its_seeds(tmp_path) -> None:
+    """Two people and a spectator play a whole game over the wire; then its seeds are
+    published by the archive — and none of them (the game's, the cut's, any deal's), nor
+    the room's secret seed, was in any frame anyone received, nor anything derived from
+    them but the commitments. (Cards are checked by ``audit_frames``.)"""
+    from crib_wire import audit_frames, play_game, seat_players
+
+    from engine import rng
+
+    server = ThreadServer(Settings(database_url=f"sqlite:///{tmp_path / 'g.sqlite3'}")).start()
+    try:
+        room, players, watcher = await seat_players(server.ws, {"players": 2, "target": 61},
+                                                    spectator=True)
+        try:
+            await play_game(players, seed=4)
+            await watcher.wait_until(lambda c: c.status == "game_over")
+            for c in [*players, watcher]:
+                audit_frames(c, players)
+            record, _ = await server.app.state.services.store.load(room)
+        finally:
+            for c in [*players, watcher]:
+                await c.close()
+        gid = game_id(room, record.created, 1)
+        end = time.monotonic() + 30
+        while (answer := httpx.get(f"{server.http}/api/games/{gid}")).status_code != 200:
+            assert time.monotonic() < end
+            time.sleep(0.1)
+    finally:
+        server.stop()
+    seeds = answer.json()["seeds"]
+    secrets_ = {record.seed, seeds["game"], *(c["seed"] for c in seeds["cuts"]),
+                *(d["seed"] for d in seeds["deals"])}
+    assert seeds["game"] == rng.game_seed(record.seed, 1).hex()
+    commitments = {seeds["game_commitment"], *(d["commitment"] for d in seeds["deals"])}
+    for c in [*players, watcher]:
+        text = json.dumps(c.frames)
+        assert not [s for s in secrets_ if s in text], "a seed was sent before the archive"
+        seen = set()
+        for frame in c.frames:
+            for event in [*(frame.get("events") or ()),
+                          *(e for m in frame.get("missed") or () for e in m["events"])]:
+                if event["type"] in ("game_commitment", "deal_commitment"):
+                    seen.add(event["commitment"])
+        assert seen == commitments  # every seat and the spectator got them all

@@ -1,0 +1,87 @@
+"""The database layer: migrations from an empty database on SQLite and PostgreSQL give
+exactly the schema of ``server/database/schema.py``; several processes starting at once
+migrate one at a time; the ``cribbage-server db`` command; the default SQLite place."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from conftest import POSTGRES, create_pg_database, drop_pg_database
+
+from server.database import Database, database_url, head_revision
+from server.database.schema import metadata
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _differences(connection) -> list:  # noqa: ANN001
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return compare_metadata(context, metadata)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def empty_url(request, tmp_path):
+    """The URL of a database nobody has touched."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'fresh' / 'archive.sqlite3'}"
+        return
+    name = f"cribbage_test_fresh_{secrets.token_hex(4)}"
+    await create_pg_database(name)
+    yield f"postgresql+asyncpg://{POSTGRES.split('://', 1)[1]}/{name}"
+    await drop_pg_database(name)
+
+
+async def test_migrations_from_an_empty_database_make_the_schema(empty_url) -> None:
+    dbs = [Database(empty_url) for _ in range(3)]  # three processes starting at once
+    try:
+        assert await dbs[0].revision() is None
+        revisions = await asyncio.gather(*(db.migrate() for db in dbs))
+        assert revisions == [head_revision()] * 3 and head_revision() == "0001"
+        async with dbs[0].connect() as conn:
+            assert await conn.run_sync(_differences) == []
+        assert await dbs[1].migrate() == head_revision()  # nothing left to do
+        assert await dbs[2].ping()
+    finally:
+        for db in dbs:
+            await db.close()
+
+
+async def test_a_database_that_does_not_answer_fails_fast() -> None:
+    db = Database("postgresql+asyncpg://postgres@127.0.0.1:1/none")
+    try:
+        assert not await db.ping()
+        with pytest.raises(OSError):
+            await db.migrate()
+    finally:
+        await db.close()
+
+
+def test_the_db_command(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'ops.sqlite3'}"
+    run = [sys.executable, "-m", "server", "db"]
+    before = subprocess.run([*run, "current", "--database-url", url], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert before.returncode == 1 and "at revision none" in before.stdout
+    upgrade = subprocess.run([*run, "upgrade", "--database-url", url], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    assert upgrade.returncode == 0, upgrade.stderr
+    after = subprocess.run([*run, "current", "--database-url", url], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+    assert after.returncode == 0 and "at revision 0001 (newest 0001)" in after.stdout
+
+
+def test_the_embedded_database_s_place(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert database_url(None) == (
+        f"sqlite+aiosqlite:///{tmp_path / 'xdg' / 'cribbage-server' / 'cribbage.sqlite3'}")
+    assert database_url(None, str(tmp_path)) == (
+        f"sqlite+aiosqlite:///{tmp_path / 'cribbage.sqlite3'}")
+    assert database_url("postgresql://u@h:5432/d") == "postgresql+asyncpg://u@h:5432/d"
+    assert database_url("sqlite:///x.db") == "sqlite+aiosqlite:///x.db"
