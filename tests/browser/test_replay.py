@@ -311,6 +311,9 @@ FOLLOW = """(n) => {
 }"""
 
 
+SILENT = {"game_commitment", "deal_commitment"}
+
+
 def test_the_play_by_play_follows_the_step(live_server: Any, new_page: Any,
                                            replay_file: Any) -> None:
     """Stepping on, back, with the slider's keys, to the end and to the middle: the log's
@@ -326,7 +329,10 @@ def test_the_play_by_play_follows_the_step(live_server: Any, new_page: Any,
         page.wait_for_function(FOLLOW, arg=n)
         now = page.eval_on_selector_all(".replay-lines li.now",
                                         "els => els.map(e => e.dataset.step)")
-        assert len(now) == (len(steps[n - 1]["events"]) if n else 0), (n, now)
+        # One line per event, but the commitments to the shuffles (docs/rules.md "The
+        # shuffle"), which the play-by-play does not tell.
+        told = [e for e in steps[n - 1]["events"] if e["type"] not in SILENT] if n else []
+        assert len(now) == len(told), (n, now)
         lines = page.eval_on_selector_all(".replay-lines li",
                                           "els => els.map(e => Number(e.dataset.step))")
         assert lines == sorted(lines) and (not lines or lines[-1] == n)
