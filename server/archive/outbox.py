@@ -35,10 +35,10 @@ def game_id(room_id: str, room_created: float, game_number: int) -> str:
 
 def seat_data(record: RoomRecord) -> list[dict[str, Any]]:
     """The seats of a room as the archive keeps them: seat, name, kind, computer level,
-    whether a computer stood in, and the player (None until seats carry players)."""
+    whether a computer stood in, and the player (None for a seat taken with no player)."""
     return [
         {"seat": i, "name": s.name, "kind": s.kind, "level": s.level,
-         "standin": s.standin, "player": getattr(s, "player", None)}
+         "standin": s.standin, "player": s.player}
         for i, s in enumerate(record.seats)
     ]
 

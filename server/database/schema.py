@@ -5,9 +5,11 @@ game, in one transaction, keyed by (room, room creation, game number); the playe
 statistics read them. Migrations (``migrations/versions``) create exactly these tables; a test
 compares the two.
 
-* ``players``: a player's public id. **Minimal on purpose**: the identity work of issue 18
-  (point 1: the secret's hash, display name, language, passkeys, codes) extends this table
-  with a migration of its own; the archive only needs the key its seats point at.
+* ``players``: a player (issue 18 point 1): the public id the archive's seats point at, the
+  hash of its secret, display name, language, whether the profile is private, and when it
+  was deleted (a deleted player keeps its row, emptied, so archived seats still point at
+  something; pages show "a deleted player"). Other credentials (device links, passkeys) are
+  tables of ``server.players``' own migrations.
 * ``games``: one row per archived game: the room, its creation time and the game number (the
   unique key that makes archiving idempotent), ``finished`` or ``abandoned``, the options
   (whole, and the columns statistics group by), the room's settings, the result and final
@@ -40,6 +42,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 
 NAMING = {
@@ -56,7 +59,19 @@ players = Table(
     metadata,
     Column("id", String(32), primary_key=True, comment="the player's public id"),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    comment="minimal: extended by the players' own migration (issue 18 point 1)",
+    Column("secret_hash", String(64), nullable=True,
+           comment="SHA-256 hex of the player's secret (null once deleted)"),
+    Column("name", String(64), nullable=True,
+           comment="display name (the seat-name rules); null once deleted"),
+    Column("language", String(8), nullable=True, comment="en | da | sv"),
+    Column("private", Boolean, nullable=False, server_default=false(),
+           comment="the profile and history are shown to the player only"),
+    Column("updated_at", DateTime(timezone=True), nullable=True),
+    Column("deleted_at", DateTime(timezone=True), nullable=True,
+           comment="set when the player deleted themself: identity and names are gone, "
+           "archived seats show 'a deleted player'"),
+    comment="a player: an identity without sign-up (issue 18 point 1); credentials of "
+    "other devices and passkeys live in tables of their own",
 )
 
 games = Table(

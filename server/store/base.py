@@ -62,6 +62,10 @@ class SeatRecord:
         standin_reason: why the stand-in started: ``away`` (no connection for the takeover
             grace) or ``turn_clock`` (the turn clock ran out too many times in a row);
             None when there is no stand-in.
+        player: the public id of the player (``server.players``) who took a human seat, or
+            None for a seat taken with no player (a client that presents none: the seat
+            token alone then holds it), an open seat or a computer. The archive keeps it
+            with the game (``game_seats.player_id``).
     """
 
     name: str | None = None
@@ -70,6 +74,7 @@ class SeatRecord:
     level: str | None = None
     standin: bool = False
     standin_reason: str | None = None
+    player: str | None = None
 
     @property
     def automated(self) -> bool:
@@ -90,6 +95,17 @@ class SeatRecord:
     def taken(self) -> bool:
         """Whether somebody holds the seat."""
         return self.kind != "open"
+
+
+def _seat_dict(seat: SeatRecord) -> dict[str, Any]:
+    """A seat as stored: ``player`` only when the seat has one (records stored before
+    seats carried players read the same)."""
+    data = {"name": seat.name, "token_hash": seat.token_hash, "kind": seat.kind,
+            "level": seat.level, "standin": seat.standin,
+            "standin_reason": seat.standin_reason}
+    if seat.player is not None:
+        data["player"] = seat.player
+    return data
 
 
 @dataclass(frozen=True)
@@ -148,11 +164,7 @@ class RoomRecord:
             "id": self.id,
             "version": self.version,
             "options": self.options,
-            "seats": [
-                {"name": s.name, "token_hash": s.token_hash, "kind": s.kind, "level": s.level,
-                 "standin": s.standin, "standin_reason": s.standin_reason}
-                for s in self.seats
-            ],
+            "seats": [_seat_dict(s) for s in self.seats],
             "state": self.state,
             "seed": self.seed,
             "creator_hash": self.creator_hash,
