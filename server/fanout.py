@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,7 @@ from . import frames
 from .broker import Broker
 from .rooms import RoomService
 from .spectators import SpectatorFeed
-from .store.base import RoomRecord, StoreError, takeover_times
+from .store.base import RoomRecord, StoreError, StoreUnavailable, takeover_times
 from .views import VersionData, seat_infos
 
 if TYPE_CHECKING:
@@ -171,6 +172,19 @@ class LocalRoom:
         return any(s.seat == seat for s in self.sessions)
 
 
+class _RoomLock:
+    """A room's lock in one process, how many hold or wait for it, and the last failed
+    subscription (``time.monotonic()`` of the failure, the error): joins that waited for an
+    attempt that failed get its answer at once (docs/protocol.md "Store outages")."""
+
+    __slots__ = ("lock", "users", "failed")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+        self.failed: tuple[float, StoreUnavailable] | None = None
+
+
 class LocalRooms:
     """Subscriptions of this process to rooms with local sessions, and the fan-out."""
 
@@ -181,7 +195,7 @@ class LocalRooms:
         self.presence_interval = presence_interval
         """Seconds between a room's presence frames (0: one frame per change)."""
         self.rooms: dict[str, LocalRoom] = {}
-        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        self._locks: dict[str, _RoomLock] = {}
         """One lock per room being attached or detached: a room whose subscription waits
         (its shard down) holds up only the joins of that room."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -199,9 +213,15 @@ class LocalRooms:
             StoreUnavailable: the subscription failed or was not confirmed in time (the
                 broker's deadline, ``server.broker.SUBSCRIBE_TIMEOUT_SECONDS``).
         """
-        async with self._room_lock(room_id):
+        asked = time.monotonic()
+        async with self._room_lock(room_id) as entry:
             local = self.rooms.get(room_id)
             if local is None:
+                failed = entry.failed
+                if failed is not None and failed[0] >= asked:
+                    # A subscription tried while this join waited has just failed: the
+                    # same answer now, not a second deadline after the first.
+                    raise StoreUnavailable(f"room {room_id}: {failed[1]}")
                 local = LocalRoom(room_id, self.service.room_settings)
                 self.rooms[room_id] = local
                 self.service.cache.follow(room_id)
@@ -209,9 +229,11 @@ class LocalRooms:
                     await self.broker.subscribe(
                         room_id, lambda msg: self._on_message(local, msg)
                     )
-                except BaseException:
+                except BaseException as exc:
                     del self.rooms[room_id]
                     self.service.cache.unfollow(room_id)
+                    if isinstance(exc, StoreUnavailable):
+                        entry.failed = (time.monotonic(), exc)
                     raise
                 with contextlib.suppress(StoreError):
                     local.presence = await self.service.store.presence(room_id)
@@ -240,18 +262,18 @@ class LocalRooms:
 
     @contextlib.asynccontextmanager
     async def _room_lock(self, room_id: str) -> Any:
-        """Hold the room's lock (made on first use, dropped when nobody holds or waits)."""
+        """Hold the room's lock (made on first use, dropped when nobody holds or waits);
+        yields its :class:`_RoomLock`."""
         entry = self._locks.get(room_id)
         if entry is None:
-            entry = self._locks[room_id] = (asyncio.Lock(), [0])
-        lock, users = entry
-        users[0] += 1
+            entry = self._locks[room_id] = _RoomLock()
+        entry.users += 1
         try:
-            async with lock:
-                yield
+            async with entry.lock:
+                yield entry
         finally:
-            users[0] -= 1
-            if not users[0] and self._locks.get(room_id) is entry:
+            entry.users -= 1
+            if not entry.users and self._locks.get(room_id) is entry:
                 del self._locks[room_id]
 
     # -- from the room's channel ----------------------------------------------------------
