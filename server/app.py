@@ -68,6 +68,7 @@ from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
 from .players.auth import ApiError, api_error_response
+from .players.http import ROUTES as PLAYER_ROUTES
 from .players.store import PlayerStore
 from .presence import Presence
 from .proxies import ClientAddressMiddleware
@@ -543,6 +544,7 @@ ROUTES = [
     Route("/api/rooms", create_room, methods=["POST"]),
     Route("/api/rooms/{room}", room_summary, methods=["GET"]),
     Route("/api/games/{game}", archived_game, methods=["GET"]),
+    *PLAYER_ROUTES,
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics, methods=["GET"]),
