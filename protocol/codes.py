@@ -82,7 +82,9 @@ SERVER_MEANINGS: dict[str, str] = {
     ),
     "not_started": "seats are still free; the game has not started",
     "game_not_found": "no archived game has that id (or it is not archived yet)",
-    "database_unavailable": "the database of archived games cannot be reached; try again",
+    "database_unavailable": (
+        "the SQL database (archived games, players) cannot be reached; try again"
+    ),
     "game_abandoned": (
         "the room's game was abandoned (the room stayed idle until shortly before its "
         "expiry; it is archived as abandoned): no action is accepted any more"
@@ -149,6 +151,36 @@ SERVER_MEANINGS: dict[str, str] = {
         "more room summaries than room_reads_per_minute allows; nothing was read; wait "
         "retry_after seconds"
     ),
+    "bad_player": (
+        "a player credential (HTTP: Authorization: Player <id>.<secret>; hello.player) that "
+        "is missing where needed, malformed, unknown, wrong, or of a deleted player "
+        "(HTTP 401); after hello the connection stays open and may say hello again"
+    ),
+    "bad_request": (
+        "HTTP only (/api/players...): a body that is not a JSON object of the documented "
+        "fields and values; nothing changed"
+    ),
+    "bad_code": (
+        "HTTP only (POST /api/players/link): no live one-time code is that (never made, "
+        "expired, already used, or a wrong letter); the try counts against the address's "
+        "code_tries_per_hour and, when its first half names a live code, that code's tries"
+    ),
+    "too_many_tries": (
+        "HTTP only (POST /api/players/link): that one-time code had link_code_tries wrong "
+        "tries and is dead; make a new code on the other device"
+    ),
+    "too_many_players": (
+        "HTTP only (POST /api/players, 429 with Retry-After): this client address made more "
+        "players than players_per_hour allows; nothing was made"
+    ),
+    "too_many_link_codes": (
+        "HTTP only (POST /api/players/me/link, 429 with Retry-After): this player made more "
+        "one-time codes than link_codes_per_hour allows; nothing was made"
+    ),
+    "too_many_code_tries": (
+        "HTTP only (POST /api/players/link, 429 with Retry-After): this client address "
+        "entered more wrong codes than code_tries_per_hour allows; the code was not tried"
+    ),
 }
 """Codes the server itself sends (room service, sessions, HTTP)."""
 
@@ -173,7 +205,7 @@ ERROR_CODES: tuple[str, ...] = (
     "bad_seat", "seat_taken", "already_seated", "name_taken", "bad_token", "not_player_token",
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
     "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
-    "request_id_reused",
+    "request_id_reused", "bad_player", "database_unavailable",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -190,7 +222,8 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "bad_options", "too_large", "origin_not_allowed", "room_not_found",
     "store_unavailable", "outcome_unknown", "internal", "too_many_rooms",
     "too_many_connections", "too_many_room_reads", "request_id_reused", "game_not_found",
-    "database_unavailable",
+    "database_unavailable", "bad_player", "bad_request", "bad_name", "bad_code",
+    "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from . import openapi_players
 from .codes import HttpErrorCode
 from .generated import write_or_check
 from .http import ArchivedGameBody, Health, HttpError, Readiness, RoomCreatedBody, RoomSummary
@@ -51,6 +52,7 @@ NAMED: dict[str, Any] = {
     "HttpErrorCode": HttpErrorCode,
     "Health": Health,
     "Readiness": Readiness,
+    **openapi_players.NAMED,
 }
 
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
@@ -97,6 +99,7 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
     ),
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
+ERRORS.update(openapi_players.ERRORS)
 
 EXAMPLE_OPTIONS = {"players": 2, "partnerships": False, "target": 121, "muggins": False,
                    "lowball": False, "backup10": False}
@@ -247,6 +250,7 @@ def build_document() -> dict[str, Any]:
                 },
             }
         },
+        **openapi_players.paths(_json, _errors),
         "/healthz": {
             "get": {
                 "operationId": "getHealth",
@@ -324,11 +328,14 @@ def build_document() -> dict[str, Any]:
         "tags": [
             {"name": "rooms", "description": "Rooms (the game is played over `/ws`)."},
             {"name": "archive", "description": "Finished and abandoned games, kept."},
+            {"name": "players", "description": "Players: an identity without sign-up, "
+             "on every device (docs/protocol.md, \"Players\")."},
             {"name": "operations", "description": "Health, readiness, metrics."},
         ],
         "paths": paths,
         "components": {
             "schemas": component_schemas(),
+            "securitySchemes": openapi_players.security_schemes(),
             "responses": {name: _error_response(name) for name in ERRORS},
         },
     }
