@@ -67,6 +67,8 @@ from .limits import AddressLimits, client_address, http_protocol, retry_after_he
 from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
+from .players.auth import ApiError, api_error_response
+from .players.store import PlayerStore
 from .presence import Presence
 from .proxies import ClientAddressMiddleware
 from .rooms import GameFactory, RoomError, RoomService
@@ -114,6 +116,7 @@ class Services:
     database: Database | None = None
     archiver: Archiver | None = None
     archive: ArchiveReader | None = None
+    players: PlayerStore | None = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.database = database
     services.archiver = Archiver(service, sweeper, database, settings)
     services.archive = ArchiveReader(database)
+    services.players = PlayerStore(database)
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
@@ -593,7 +597,8 @@ def create_app(
             Middleware(CORSMiddleware, **origins.cors_options()),
         ],
         exception_handlers={
-            StoreError: _store_down, RedisError: _store_down, Exception: _internal_error,
+            StoreError: _store_down, RedisError: _store_down, ApiError: api_error_response,
+            Exception: _internal_error,
         },
     )
     app.frame_ancestors = settings.frame_ancestors

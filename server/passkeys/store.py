@@ -120,6 +120,11 @@ class PasskeyStore:
         self.db = database
         self.clock = clock
 
+    async def _ready(self) -> None:
+        """Migrate the database first if this process has not yet (safe concurrently)."""
+        if not self.db.migrated:
+            await self.db.migrate()
+
     async def new_challenge(self, purpose: str, rp_id: str, ttl_seconds: float,
                             player_id: str | None = None) -> tuple[str, bytes]:
         """Make a challenge (and sweep the expired ones).
@@ -136,6 +141,7 @@ class PasskeyStore:
         Raises:
             ValueError: an unknown purpose.
         """
+        await self._ready()
         if purpose not in PURPOSES:
             raise ValueError(f"unknown purpose {purpose!r}")
         now = self.clock()
@@ -155,6 +161,7 @@ class PasskeyStore:
         """The challenge ``challenge_id``, used up: deleted in the same transaction, so it
         is handed out once at most. None when there is no such challenge of that purpose
         (never made, already used, or expired; an expired one is deleted too)."""
+        await self._ready()
         now = self.clock()
         async with self.db.begin() as conn:
             row = (await conn.execute(select(passkey_challenges).where(
@@ -174,6 +181,7 @@ class PasskeyStore:
                   backed_up: bool) -> Passkey | None:
         """Store a new passkey of ``player_id``; None (nothing stored) when that credential
         id is stored already (for anyone)."""
+        await self._ready()
         now = self.clock()
         async with self.db.begin() as conn:
             taken = (await conn.execute(select(player_passkeys.c.credential_id).where(
@@ -190,6 +198,7 @@ class PasskeyStore:
 
     async def get(self, credential_id: str) -> Passkey | None:
         """The passkey with that credential id, or None."""
+        await self._ready()
         async with self.db.connect() as conn:
             row = (await conn.execute(select(player_passkeys).where(
                 player_passkeys.c.credential_id == credential_id))).first()
@@ -197,6 +206,7 @@ class PasskeyStore:
 
     async def of_player(self, player_id: str) -> list[Passkey]:
         """The player's passkeys, oldest first."""
+        await self._ready()
         async with self.db.connect() as conn:
             rows = (await conn.execute(select(player_passkeys).where(
                 player_passkeys.c.player_id == player_id).order_by(
@@ -205,6 +215,7 @@ class PasskeyStore:
 
     async def count(self, player_id: str) -> int:
         """How many passkeys the player holds."""
+        await self._ready()
         async with self.db.connect() as conn:
             return int((await conn.execute(select(func.count()).select_from(
                 player_passkeys).where(player_passkeys.c.player_id == player_id))).scalar())
@@ -213,6 +224,7 @@ class PasskeyStore:
         """Record a sign-in with ``passkey``: its new counter and the time. Compare-and-set
         on the counter it was verified against, so two sign-ins verified against the same
         counter cannot both count. Returns whether this one did."""
+        await self._ready()
         async with self.db.begin() as conn:
             done = await conn.execute(update(player_passkeys).where(
                 player_passkeys.c.credential_id == passkey.credential_id,
@@ -222,6 +234,7 @@ class PasskeyStore:
 
     async def remove(self, player_id: str, credential_id: str) -> bool:
         """Delete the player's passkey; False when the player holds none of that id."""
+        await self._ready()
         async with self.db.begin() as conn:
             done = await conn.execute(delete(player_passkeys).where(
                 player_passkeys.c.credential_id == credential_id,
@@ -232,6 +245,7 @@ class PasskeyStore:
         """Delete every passkey and challenge of the player (when the player is deleted:
         a deleted player keeps its row, so the foreign keys do not cascade). Returns the
         passkeys deleted."""
+        await self._ready()
         async with self.db.begin() as conn:
             await conn.execute(delete(passkey_challenges).where(
                 passkey_challenges.c.player_id == player_id))
