@@ -86,8 +86,9 @@ class PasskeySignedIn(_Model):
     web table keeps a new player's (``cribbage.player``) and present them as any player
     credential."""
 
-    id: str = Field(description="The player's public id.")
-    secret: str = Field(description="A new secret of the player, for this device only.")
+    id: str = Field(pattern=r"^[a-z2-7]{16}$", description="The player's public id.")
+    secret: str = Field(pattern=r"^[a-z2-7]{32}$",
+                        description="A new secret of the player, for this device only.")
 
 
 NAMED: dict[str, Any] = {
@@ -252,7 +253,8 @@ def passkey_paths(json_body: Any, errors: Any, player_errors: tuple[str, ...]) -
                 "responses": {
                     "200": {"description": "The player, with a new secret.",
                             "content": json_body("PasskeySignedIn", {
-                                "id": "p7x2k9…", "secret": "…"})},
+                                "id": "k3zq6v2fkm4xw7ra",
+                                "secret": "q3zq6v2fkm4xw7raq3zq6v2fkm4xw7ra"})},
                     **errors("BadPasskey", *common),
                 },
             }

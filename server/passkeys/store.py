@@ -174,7 +174,8 @@ class PasskeyStore:
                 return None
         if row.purpose != purpose or utc(row.expires_at) <= now:
             return None
-        return Challenge(row.id, row.purpose, row.player_id, base64url_to_bytes(row.challenge), row.rp_id)
+        return Challenge(row.id, row.purpose, row.player_id,
+                         base64url_to_bytes(row.challenge), row.rp_id)
 
     async def add(self, player_id: str, credential_id: str, public_key: bytes,
                   sign_count: int, transports: list[str], aaguid: str,
