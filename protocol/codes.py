@@ -179,9 +179,34 @@ SERVER_MEANINGS: dict[str, str] = {
         "retry_after seconds"
     ),
     "bad_player": (
-        "HTTP only (401, WWW-Authenticate: Player): a request that needs a player has no "
-        "Authorization: Player <id>.<secret>, or names no such player, a deleted one, or a "
-        "wrong secret"
+        "a player credential (HTTP: Authorization: Player <id>.<secret>; hello.player) that "
+        "is missing where needed, malformed, unknown, wrong, or of a deleted player "
+        "(HTTP 401); after hello the connection stays open and may say hello again"
+    ),
+    "bad_request": (
+        "HTTP only (/api/players...): a body that is not a JSON object of the documented "
+        "fields and values; nothing changed"
+    ),
+    "bad_code": (
+        "HTTP only (POST /api/players/link): no live one-time code is that (never made, "
+        "expired, already used, or a wrong letter); the try counts against the address's "
+        "code_tries_per_hour and, when its first half names a live code, that code's tries"
+    ),
+    "too_many_tries": (
+        "HTTP only (POST /api/players/link): that one-time code had link_code_tries wrong "
+        "tries and is dead; make a new code on the other device"
+    ),
+    "too_many_players": (
+        "HTTP only (POST /api/players, 429 with Retry-After): this client address made more "
+        "players than players_per_hour allows; nothing was made"
+    ),
+    "too_many_link_codes": (
+        "HTTP only (POST /api/players/me/link, 429 with Retry-After): this player made more "
+        "one-time codes than link_codes_per_hour allows; nothing was made"
+    ),
+    "too_many_code_tries": (
+        "HTTP only (POST /api/players/link, 429 with Retry-After): this client address "
+        "entered more wrong codes than code_tries_per_hour allows; the code was not tried"
     ),
     **PASSKEY_MEANINGS,
 }
@@ -208,7 +233,7 @@ ERROR_CODES: tuple[str, ...] = (
     "bad_seat", "seat_taken", "already_seated", "name_taken", "bad_token", "not_player_token",
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
     "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
-    "request_id_reused",
+    "request_id_reused", "bad_player", "database_unavailable",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -225,7 +250,9 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "bad_options", "too_large", "origin_not_allowed", "room_not_found",
     "store_unavailable", "outcome_unknown", "internal", "too_many_rooms",
     "too_many_connections", "too_many_room_reads", "request_id_reused", "game_not_found",
-    "database_unavailable", "bad_player", *PASSKEY_MEANINGS,
+    "database_unavailable", "bad_player", "bad_request", "bad_name", "bad_code",
+    "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
+    *PASSKEY_MEANINGS,
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

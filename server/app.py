@@ -70,6 +70,7 @@ from .overload import ActionGate
 from .passkeys.http import ROUTES as PASSKEY_ROUTES
 from .passkeys.store import PasskeyStore
 from .players.auth import ApiError, api_error_response
+from .players.http import ROUTES as PLAYER_ROUTES
 from .players.store import PlayerStore
 from .presence import Presence
 from .proxies import ClientAddressMiddleware
@@ -548,6 +549,7 @@ ROUTES = [
     Route("/api/rooms/{room}", room_summary, methods=["GET"]),
     Route("/api/games/{game}", archived_game, methods=["GET"]),
     *PASSKEY_ROUTES,
+    *PLAYER_ROUTES,
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics, methods=["GET"]),
