@@ -16,7 +16,7 @@ browsers that have them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -89,6 +89,8 @@ class PasskeySignedIn(_Model):
     id: str = Field(pattern=r"^[a-z2-7]{16}$", description="The player's public id.")
     secret: str = Field(pattern=r"^[a-z2-7]{32}$",
                         description="A new secret of the player, for this device only.")
+    name: str | None = Field(description="The player's display name (null: none chosen).")
+    language: Literal["en", "da", "sv"] = Field(description="The player's language.")
 
 
 NAMED: dict[str, Any] = {
@@ -254,7 +256,8 @@ def passkey_paths(json_body: Any, errors: Any, player_errors: tuple[str, ...]) -
                     "200": {"description": "The player, with a new secret.",
                             "content": json_body("PasskeySignedIn", {
                                 "id": "k3zq6v2fkm4xw7ra",
-                                "secret": "q3zq6v2fkm4xw7raq3zq6v2fkm4xw7ra"})},
+                                "secret": "q3zq6v2fkm4xw7raq3zq6v2fkm4xw7ra",
+                                "name": "Anna", "language": "da"})},
                     **errors("BadPasskey", *common),
                 },
             }

@@ -15,7 +15,7 @@ Signing in with one (no player at hand: the browser forgot it):
 * ``POST /api/passkeys/options`` -> ``200 {"challenge_id", "options"}`` (no
   ``allowCredentials``: the browser offers the passkeys it holds for the site);
 * ``POST /api/passkeys/signin`` ``{"challenge_id", "credential"}`` -> ``200 {"id",
-  "secret"}``: the passkey's player with a new device credential
+  "secret", "name", "language"}``: the passkey's player with a new device credential
   (``PlayerStore.issue_secret(player, "passkey")``).
 
 Every ``POST`` here costs one event of the address's ``passkey_attempts_per_minute``
@@ -325,7 +325,7 @@ async def signin_options(request: Request) -> Response:
 
 async def signin(request: Request) -> Response:
     """``POST /api/passkeys/signin``: verify the answer to sign-in options -> ``200 {"id",
-    "secret"}``: the passkey's player and a new device credential of it.
+    "secret", "name", "language"}``: the passkey's player and a new device credential of it.
 
     Errors: 400 ``bad_passkey`` (does not verify, an unknown passkey, a deleted player, a
     signature counter that did not go up) / ``bad_passkey_challenge`` /
@@ -371,7 +371,8 @@ async def signin(request: Request) -> Response:
         secret = await _db(player_store(request).issue_secret(player.id, "passkey"))
     except ValueError:  # deleted between the two steps
         raise bad_passkey("the passkey's player was deleted") from None
-    return JSONResponse({"id": player.id, "secret": secret})
+    return JSONResponse({"id": player.id, "secret": secret, "name": player.name,
+                         "language": player.language})
 
 
 ROUTES = [
