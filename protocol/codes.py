@@ -57,8 +57,8 @@ PASSKEY_MEANINGS: dict[str, str] = {
         "bad signature, a signature counter that did not go up, a passkey the server does "
         "not know or whose player was deleted); nothing changed, the challenge is used up"
     ),
-    "bad_passkey_challenge": (
-        "HTTP only (the passkey routes, 400): no such challenge: unknown, already used, "
+    "passkey_challenge_not_found": (
+        "HTTP only (the passkey routes, 404): no such challenge: unknown, already used, "
         "expired (passkey_challenge_seconds), of the other ceremony or of another player; "
         "ask for new options"
     ),

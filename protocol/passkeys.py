@@ -47,17 +47,66 @@ class PasskeyOptionsBody(_Model):
     )
 
 
-class PasskeyAnswer(_Model):
-    """A browser's answer to a ceremony's options."""
+B64URL = r"^[A-Za-z0-9_-]*$"
+"""base64url without padding (WebAuthn's JSON forms)."""
+
+
+class _Credential(BaseModel):
+    # Browsers may add members to toJSON() in later versions: kept, not refused.
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    id: str = Field(pattern=CREDENTIAL_ID_PATTERN, description="The credential id, base64url.")
+    rawId: str = Field(pattern=CREDENTIAL_ID_PATTERN, description="The same id, base64url.")  # noqa: N815
+    type: Literal["public-key"]
+    authenticatorAttachment: str | None = None  # noqa: N815
+    clientExtensionResults: dict[str, Any] = Field(default_factory=dict)  # noqa: N815
+
+
+class _AttestationResponse(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    clientDataJSON: str = Field(pattern=B64URL, min_length=1, max_length=8192)  # noqa: N815
+    attestationObject: str = Field(pattern=B64URL, min_length=1, max_length=12000)  # noqa: N815
+    transports: list[str] = Field(default_factory=list, max_length=16)
+
+
+class _AssertionResponse(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    clientDataJSON: str = Field(pattern=B64URL, min_length=1, max_length=8192)  # noqa: N815
+    authenticatorData: str = Field(pattern=B64URL, min_length=1, max_length=8192)  # noqa: N815
+    signature: str = Field(pattern=B64URL, min_length=1, max_length=2048)
+    userHandle: str | None = Field(default=None, pattern=B64URL, max_length=128)  # noqa: N815
+
+
+class RegistrationCredentialJSON(_Credential):
+    """``RegistrationResponseJSON``: what ``navigator.credentials.create`` gives, in its
+    JSON form (``toJSON()``)."""
+
+    response: _AttestationResponse
+
+
+class AuthenticationCredentialJSON(_Credential):
+    """``AuthenticationResponseJSON``: what ``navigator.credentials.get`` gives, in its
+    JSON form (``toJSON()``)."""
+
+    response: _AssertionResponse
+
+
+class PasskeyRegistration(_Model):
+    """The browser's answer to registration options."""
 
     challenge_id: str = Field(pattern=CHALLENGE_ID_PATTERN,
                               description="From the options' answer.")
-    credential: dict[str, Any] = Field(
-        description="The `PublicKeyCredential` in its JSON form (`toJSON()`: `id`, `rawId`, "
-        "`type` `public-key`, `response` with `clientDataJSON` and `attestationObject` "
-        "(registration) or `authenticatorData`, `signature`, `userHandle` (sign-in), "
-        "binary values in base64url; `clientExtensionResults`, `authenticatorAttachment`)."
-    )
+    credential: RegistrationCredentialJSON
+
+
+class PasskeySignin(_Model):
+    """The browser's answer to sign-in options."""
+
+    challenge_id: str = Field(pattern=CHALLENGE_ID_PATTERN,
+                              description="From the options' answer.")
+    credential: AuthenticationCredentialJSON
 
 
 class PasskeyInfo(_Model):
@@ -95,7 +144,8 @@ class PasskeySignedIn(_Model):
 
 NAMED: dict[str, Any] = {
     "PasskeyOptionsBody": PasskeyOptionsBody,
-    "PasskeyAnswer": PasskeyAnswer,
+    "PasskeyRegistration": PasskeyRegistration,
+    "PasskeySignin": PasskeySignin,
     "PasskeyInfo": PasskeyInfo,
     "PasskeyList": PasskeyList,
     "PasskeySignedIn": PasskeySignedIn,
@@ -108,12 +158,27 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         "The body is not a passkey answer (`bad_passkey`), or it does not verify: another "
         "origin or relying party, a challenge it was not made for, a bad signature, a "
         "signature counter that went back (a cloned authenticator), a passkey the server "
-        "does not know (or whose player was deleted) (`bad_passkey`); or the "
-        "`challenge_id` is unknown, already used, expired or of the other ceremony "
-        "(`bad_passkey_challenge`: ask for new options); or no relying party id "
-        "(`passkeys_unavailable`, below). Nothing changed, and the challenge is used up "
+        "does not know (or whose player was deleted) (`bad_passkey`); or no relying party "
+        "id (`passkeys_unavailable`, below). Nothing changed, and the challenge is used up "
         "either way.",
-        ["bad_passkey", "bad_passkey_challenge", "passkeys_unavailable"],
+        ["bad_passkey", "passkeys_unavailable"],
+    ),
+    "PasskeyChallengeNotFound": (
+        "404",
+        "The `challenge_id` names no live challenge: unknown, already used, expired "
+        "(`passkey_challenge_seconds`), of the other ceremony or of another player. Ask "
+        "for new options; nothing changed.",
+        ["passkey_challenge_not_found"],
+    ),
+    "SigninRefused": (
+        "403",
+        "The passkey did not sign in: it does not verify (another origin or relying "
+        "party, a challenge it was not made for, a bad signature), its signature counter "
+        "did not go up (a cloned authenticator), the server does not know it, or its "
+        "player was deleted (`bad_passkey`; the challenge is used up); or the request "
+        "comes from a web page whose `Origin` the server does not allow "
+        "(`origin_not_allowed`).",
+        ["bad_passkey", "origin_not_allowed"],
     ),
     "PasskeysUnavailable": (
         "400",
@@ -151,10 +216,12 @@ def passkey_paths(json_body: Any, errors: Any, player_errors: tuple[str, ...]) -
         player_errors: the names of the responses of a request authenticated as a player
             (a bad or missing player credential), from the players' part of the document.
     """
-    answer_body = {"required": True, "content": json_body("PasskeyAnswer", {
-        "challenge_id": "Yc8m1w0cVq5JtXo2bN3p4A",
-        "credential": {"id": "…", "rawId": "…", "type": "public-key", "response": {}},
-    })}
+    def answer_body(schema: str, response: dict) -> dict:
+        return {"required": True, "content": json_body(schema, {
+            "challenge_id": "Yc8m1w0cVq5JtXo2bN3p4A",
+            "credential": {"id": "AbC1", "rawId": "AbC1", "type": "public-key",
+                           "response": response, "clientExtensionResults": {}},
+        })}
     common = ("OriginNotAllowed", "TooLarge", "TooManyPasskeyAttempts", "Internal",
               "DatabaseDown")
     options_example = {"challenge_id": "Yc8m1w0cVq5JtXo2bN3p4A", "options": {
@@ -198,11 +265,14 @@ def passkey_paths(json_body: Any, errors: Any, player_errors: tuple[str, ...]) -
                 "description": "The browser's answer to the options of "
                 "`POST /api/players/me/passkeys/options`, verified (origin, relying "
                 "party, challenge, user presence) and kept.",
-                "requestBody": answer_body,
+                "requestBody": answer_body("PasskeyRegistration", {
+                    "clientDataJSON": "eyJ0", "attestationObject": "o2Nm",
+                    "transports": ["internal"]}),
                 "responses": {
                     "201": {"description": "The passkey kept.",
                             "content": json_body("PasskeyInfo")},
-                    **errors(*player_errors, "BadPasskey", "TooManyPasskeys", *common),
+                    **errors(*player_errors, "BadPasskey", "PasskeyChallengeNotFound",
+                             "TooManyPasskeys", *common),
                 },
             },
         },
@@ -251,14 +321,17 @@ def passkey_paths(json_body: Any, errors: Any, player_errors: tuple[str, ...]) -
                 "challenge, signature, and that the authenticator's signature counter went "
                 "up) and answers the passkey's player with a new secret for this device. "
                 "A deleted player's passkeys sign in no more.",
-                "requestBody": answer_body,
+                "requestBody": answer_body("PasskeySignin", {
+                    "clientDataJSON": "eyJ0", "authenticatorData": "SZYN",
+                    "signature": "MEUC", "userHandle": "azN6cQ"}),
                 "responses": {
                     "200": {"description": "The player, with a new secret.",
                             "content": json_body("PasskeySignedIn", {
                                 "id": "k3zq6v2fkm4xw7ra",
                                 "secret": "q3zq6v2fkm4xw7raq3zq6v2fkm4xw7ra",
                                 "name": "Anna", "language": "da"})},
-                    **errors("BadPasskey", *common),
+                    **errors("PasskeysUnavailable", "PasskeyChallengeNotFound", *common,
+                             "SigninRefused"),
                 },
             }
         },

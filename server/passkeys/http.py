@@ -61,7 +61,7 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from protocol.passkeys import CREDENTIAL_ID_PATTERN, PasskeyAnswer
+from protocol.passkeys import CREDENTIAL_ID_PATTERN, PasskeyRegistration, PasskeySignin
 
 from ..budgets import Budget
 from ..limits import client_address, retry_after_header
@@ -111,8 +111,15 @@ def _error(status: int, code: str, message: str) -> ApiError:
 
 
 def bad_passkey(message: str) -> ApiError:
-    """400 ``bad_passkey``: the answer is no passkey answer, or does not verify."""
+    """400 ``bad_passkey``: the body is no passkey answer, or a new passkey does not
+    verify."""
     return _error(400, "bad_passkey", message)
+
+
+def refused(message: str) -> ApiError:
+    """403 ``bad_passkey``: a sign-in's passkey does not sign in (does not verify, unknown,
+    a counter that did not go up, a deleted player)."""
+    return _error(403, "bad_passkey", message)
 
 
 async def _guard(request: Request) -> None:
@@ -154,8 +161,9 @@ def _relying_party(request: Request) -> RelyingParty:
     return rp
 
 
-async def _answer(request: Request) -> PasskeyAnswer:
-    """The body ``{"challenge_id", "credential"}``.
+async def _answer(request: Request, model: Any) -> Any:
+    """The body ``{"challenge_id", "credential"}`` as ``model`` (``PasskeyRegistration`` or
+    ``PasskeySignin``).
 
     Raises:
         ApiError: 413 ``too_large``; 400 ``bad_passkey`` (not JSON, not that shape).
@@ -178,7 +186,7 @@ async def _answer(request: Request) -> PasskeyAnswer:
         raise bad_passkey("the client went away mid-body") from None
     try:
         data = json.loads(b"".join(chunks))
-        return PasskeyAnswer.model_validate(data)
+        return model.model_validate(data)
     except (ValueError, RecursionError, ValidationError) as exc:
         raise bad_passkey(f"the body must be {{\"challenge_id\", \"credential\"}}: {exc}"
                           ) from None
@@ -240,22 +248,22 @@ async def add_passkey(request: Request) -> Response:
     """``POST /api/players/me/passkeys``: verify the browser's answer to the player's
     registration options and keep the passkey -> ``201`` its public facts.
 
-    Errors: 400 ``bad_passkey`` / ``bad_passkey_challenge`` / ``passkeys_unavailable``;
-    401 ``bad_player``; 403; 409 ``too_many_passkeys``; 413; 429; 503.
+    Errors: 400 ``bad_passkey`` / ``passkeys_unavailable``; 401 ``bad_player``; 403; 404
+    ``passkey_challenge_not_found``; 409 ``too_many_passkeys``; 413; 429; 503.
     """
     await _guard(request)
     player = await player_from_request(request)
-    body = await _answer(request)
+    body = await _answer(request, PasskeyRegistration)
     rp = _relying_party(request)
     settings = _services(request).settings
     store = passkey_store(request)
     challenge = await _db(store.take_challenge(body.challenge_id, "register"))
     if challenge is None or challenge.player_id != player.id or challenge.rp_id != rp.id:
-        raise _error(400, "bad_passkey_challenge",
+        raise _error(404, "passkey_challenge_not_found",
                      "no such registration challenge of this player (unknown, used or "
                      "expired): ask for new options")
     try:
-        credential = parse_registration_credential_json(body.credential)
+        credential = parse_registration_credential_json(body.credential.model_dump())
         verified = verify_registration_response(
             credential=credential, expected_challenge=challenge.challenge,
             expected_rp_id=rp.id, expected_origin=rp.origin,
@@ -304,6 +312,14 @@ async def delete_passkey(request: Request) -> Response:
     return Response(status_code=204)
 
 
+async def passkeys_of_player(request: Request) -> Response:
+    """``/api/players/me/passkeys``: ``GET`` :func:`list_passkeys`, ``POST``
+    :func:`add_passkey` (one route, so a ``405`` names both methods in ``Allow``)."""
+    if request.method == "POST":
+        return await add_passkey(request)
+    return await list_passkeys(request)
+
+
 async def signin_options(request: Request) -> Response:
     """``POST /api/passkeys/options``: the options of a passkey sign-in (no
     ``allowCredentials``: a discoverable credential).
@@ -327,31 +343,32 @@ async def signin(request: Request) -> Response:
     """``POST /api/passkeys/signin``: verify the answer to sign-in options -> ``200 {"id",
     "secret", "name", "language"}``: the passkey's player and a new device credential of it.
 
-    Errors: 400 ``bad_passkey`` (does not verify, an unknown passkey, a deleted player, a
-    signature counter that did not go up) / ``bad_passkey_challenge`` /
-    ``passkeys_unavailable``; 403; 413; 429; 503.
+    Errors: 400 ``bad_passkey`` (not a passkey answer) / ``passkeys_unavailable``; 403
+    ``bad_passkey`` (does not verify, an unknown passkey, a deleted player, a signature
+    counter that did not go up) / ``origin_not_allowed``; 404
+    ``passkey_challenge_not_found``; 413; 429; 503.
     """
     await _guard(request)
-    body = await _answer(request)
+    body = await _answer(request, PasskeySignin)
     rp = _relying_party(request)
     store = passkey_store(request)
     challenge = await _db(store.take_challenge(body.challenge_id, "signin"))
     if challenge is None or challenge.rp_id != rp.id:
-        raise _error(400, "bad_passkey_challenge",
+        raise _error(404, "passkey_challenge_not_found",
                      "no such sign-in challenge (unknown, used or expired): ask for new "
                      "options")
     try:
-        credential = parse_authentication_credential_json(body.credential)
+        credential = parse_authentication_credential_json(body.credential.model_dump())
     except (WebAuthnException, ValueError, TypeError, KeyError, IndexError) as exc:
-        raise bad_passkey(f"not a passkey answer: {exc}") from None
+        raise refused(f"not a passkey answer: {exc}") from None
     passkey = None
     if len(credential.raw_id) <= MAX_CREDENTIAL_ID_BYTES:
         passkey = await _db(store.get(bytes_to_base64url(credential.raw_id)))
     if passkey is None:
-        raise bad_passkey("this server knows no such passkey (deleted, or of another site)")
+        raise refused("this server knows no such passkey (deleted, or of another site)")
     handle = credential.response.user_handle
     if handle is not None and handle != passkey.player_id.encode("ascii"):
-        raise bad_passkey("the passkey names another player")
+        raise refused("the passkey names another player")
     try:
         verified = verify_authentication_response(
             credential=credential, expected_challenge=challenge.challenge,
@@ -361,24 +378,23 @@ async def signin(request: Request) -> Response:
             require_user_verification=False,
         )
     except (WebAuthnException, ValueError, TypeError, KeyError, IndexError) as exc:
-        raise bad_passkey(f"the passkey did not verify: {exc}") from None
+        raise refused(f"the passkey did not verify: {exc}") from None
     player: Player | None = await _db(player_store(request).get(passkey.player_id))
     if player is None or player.deleted:
-        raise bad_passkey("the passkey's player was deleted")
+        raise refused("the passkey's player was deleted")
     if not await _db(store.used(passkey, verified.new_sign_count)):
-        raise bad_passkey("the passkey was used at the same moment elsewhere; try again")
+        raise refused("the passkey was used at the same moment elsewhere; try again")
     try:
         secret = await _db(player_store(request).issue_secret(player.id, "passkey"))
     except ValueError:  # deleted between the two steps
-        raise bad_passkey("the passkey's player was deleted") from None
+        raise refused("the passkey's player was deleted") from None
     return JSONResponse({"id": player.id, "secret": secret, "name": player.name,
                          "language": player.language})
 
 
 ROUTES = [
     Route("/api/players/me/passkeys/options", registration_options, methods=["POST"]),
-    Route("/api/players/me/passkeys", list_passkeys, methods=["GET"]),
-    Route("/api/players/me/passkeys", add_passkey, methods=["POST"]),
+    Route("/api/players/me/passkeys", passkeys_of_player, methods=["GET", "POST"]),
     Route("/api/players/me/passkeys/{passkey}", delete_passkey, methods=["DELETE"]),
     Route("/api/passkeys/options", signin_options, methods=["POST"]),
     Route("/api/passkeys/signin", signin, methods=["POST"]),
