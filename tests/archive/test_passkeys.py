@@ -5,7 +5,7 @@ shape, registration, a sign-in that gives back the same player with a new secret
 what is refused — a used challenge, another origin, a counter that went back, another
 player's challenge, a deleted player, an IP address as the relying party, and the
 per-address budget of passkey attempts. The browser's side is
-``tests/browser/test_passkeys.py`` (Chromium's virtual authenticator)."""
+``tests/browser/test_passkey_signin.py`` (Chromium's virtual authenticator)."""
 
 from __future__ import annotations
 

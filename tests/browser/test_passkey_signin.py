@@ -15,21 +15,12 @@ import httpx
 import pytest
 from test_comfort import axe
 
-from server.settings import Settings
-
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def site() -> Any:
-    from conftest import LiveServer
-
-    server = LiveServer(Settings(bot_delay_seconds=0)).start()
-    yield server
-    server.stop()
-
-
-def test_a_passkey_gives_the_same_player_back(site: Any, browser: Any, axe_source: str) -> None:
+def test_a_passkey_gives_the_same_player_back(live_server: Any, browser: Any,
+                                              axe_source: str) -> None:
+    site = live_server
     origin = f"http://localhost:{site.port}"
     made = httpx.post(f"{site.url}/api/players", json={"name": "Pat", "language": "en"})
     assert made.status_code == 201, made.text
