@@ -72,6 +72,20 @@ async def test_passkeys_of_a_player(database) -> None:
     assert info.last_used_at is not None and info.last_used_at.endswith("Z")
     assert not await store.remove("b" * 16, "Y3JlZA") and await store.count(anna.id) == 1
     assert await store.forget_player(anna.id) == 1 and await store.get("Y3JlZA") is None
+    # the player's export holds its passkeys; deleting the player deletes them
+    await store.add(anna.id, "a2V5Mg", b"key2", 0, [], "0" * 36, True)
+    await store.new_challenge("register", "localhost", 300, player_id=anna.id)
+    exported = await players.export(anna.id)
+    assert [(p["credential_id"], p["public_key"]) for p in exported["passkeys"]] == [
+        ("a2V5Mg", b64(b"key2"))]
+    assert await players.delete(anna.id)
+    assert await store.get("a2V5Mg") is None and await store.count(anna.id) == 0
+    from sqlalchemy import func, select
+
+    from server.database.schema import passkey_challenges
+    async with database.connect() as conn:
+        assert (await conn.execute(select(func.count()).select_from(passkey_challenges).where(
+            passkey_challenges.c.player_id == anna.id))).scalar() == 0
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
