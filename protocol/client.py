@@ -95,6 +95,7 @@ class Client:
         *,
         name: str = "player",
         token: str | None = None,
+        player: dict[str, str] | None = None,
         encoding: Encoding = "json",
         hello: bool = True,
         record: bool = True,
@@ -107,6 +108,7 @@ class Client:
             url: the server's WebSocket URL, e.g. ``ws://127.0.0.1:8000/ws``.
             name: display name sent in ``hello``.
             token: a player token from an earlier ``welcome`` (to resume seats).
+            player: ``{"id", "secret"}`` of a player (``POST /api/players``) to be.
             encoding: ``json`` or ``msgpack`` (picks the subprotocol).
             hello: send ``hello`` and wait for ``welcome``.
             record: keep every frame in ``frames`` and every view in ``views``.
@@ -130,6 +132,8 @@ class Client:
             msg: dict[str, Any] = {"type": "hello", "name": name}
             if token:
                 msg["token"] = token
+            if player:
+                msg["player"] = {"id": player["id"], "secret": player["secret"]}
             await client.request(msg, lambda f: f["type"] in ("welcome", "error"), timeout)
         return client
 

@@ -111,7 +111,9 @@ SERVER_MEANINGS: dict[str, str] = {
     ),
     "not_started": "seats are still free; the game has not started",
     "game_not_found": "no archived game has that id (or it is not archived yet)",
-    "database_unavailable": "the database of archived games cannot be reached; try again",
+    "database_unavailable": (
+        "the SQL database (archived games, players) cannot be reached; try again"
+    ),
     "game_abandoned": (
         "the room's game was abandoned (the room stayed idle until shortly before its "
         "expiry; it is archived as abandoned): no action is accepted any more"

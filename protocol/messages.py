@@ -151,6 +151,13 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=32), AfterValidator(
 visible, no control or format characters (a client gets ``bad_name`` otherwise)."""
 
 
+class HelloPlayer(_Model):
+    """A player's credential, as ``hello`` presents it (``POST /api/players`` made it)."""
+
+    id: str = Field(pattern=r"^[a-z2-7]{16}$", description="the player's public id")
+    secret: str = Field(pattern=r"^[a-z2-7]{32}$", description="a secret of the player's")
+
+
 class Hello(_Model):
     """First message of a connection: who is there.
 
@@ -166,6 +173,12 @@ class Hello(_Model):
         "characters); one the server did not issue is answered with a fresh one",
     )
     client: str | None = Field(default=None, max_length=64, description="free text, for logs")
+    player: HelloPlayer | None = Field(
+        default=None, description="a player (POST /api/players) to be: its seats belong to "
+        "it, and its name, when it has one, is the connection's name (docs/protocol.md, "
+        "\"Players\"); a wrong one is error bad_player and the connection may say hello "
+        "again",
+    )
 
 
 Level = Literal["easy", "standard"]
@@ -402,6 +415,9 @@ class Welcome(_Model):
     name: str
     server: str
     max_frame_bytes: int
+    player: str | None = Field(
+        default=None, description="the id of the player hello presented (authenticated), "
+        "or null: no player")
 
 
 class RoomCreated(_Model):

@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from . import openapi_players
 from .codes import HttpErrorCode
 from .generated import write_or_check
 from .http import ArchivedGameBody, Health, HttpError, Readiness, RoomCreatedBody, RoomSummary
@@ -56,6 +57,7 @@ NAMED: dict[str, Any] = {
     "HttpErrorCode": HttpErrorCode,
     "Health": Health,
     "Readiness": Readiness,
+    **openapi_players.NAMED,
     **PASSKEY_NAMED,
 }
 
@@ -101,12 +103,10 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         "the seconds in the `Retry-After` header (`error.retry_after` has them unrounded).",
         ["too_many_room_reads"],
     ),
-    "BadPlayer": ("401", "The request needs a player: no `Authorization: Player "
-                  "<id>.<secret>` header, or it names no such player, a deleted one, or a "
-                  "wrong secret.", ["bad_player"]),
     **PASSKEY_ERRORS,
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
+ERRORS.update(openapi_players.ERRORS)
 
 EXAMPLE_OPTIONS = {"players": 2, "partnerships": False, "target": 121, "muggins": False,
                    "lowball": False, "backup10": False}
@@ -257,6 +257,7 @@ def build_document() -> dict[str, Any]:
                 },
             }
         },
+        **openapi_players.paths(_json, _errors),
         **passkey_paths(_json, _errors, ("BadPlayer",)),
         "/healthz": {
             "get": {
@@ -335,6 +336,8 @@ def build_document() -> dict[str, Any]:
         "tags": [
             {"name": "rooms", "description": "Rooms (the game is played over `/ws`)."},
             {"name": "archive", "description": "Finished and abandoned games, kept."},
+            {"name": "players", "description": "Players: an identity without sign-up, "
+             "on every device (docs/protocol.md, \"Players\")."},
             {"name": "passkeys", "description": "Passkeys (WebAuthn) that bring a player "
              "back where the browser forgot it."},
             {"name": "operations", "description": "Health, readiness, metrics."},
@@ -342,6 +345,7 @@ def build_document() -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": component_schemas(),
+            "securitySchemes": openapi_players.security_schemes(),
             "responses": {name: _error_response(name) for name in ERRORS},
         },
     }

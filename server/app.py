@@ -338,6 +338,7 @@ async def _serve(
         address,
         services.limits,
         services.actions,
+        players=services.players,
     )
     services.metrics.connections += 1
     try:

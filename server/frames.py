@@ -18,10 +18,12 @@ SERVER_NAME = "cribbage-server/0.1"
 
 
 def welcome(
-    encoding: str, player_token: str, name: str, max_frame_bytes: int
+    encoding: str, player_token: str, name: str, max_frame_bytes: int,
+    player: str | None = None,
 ) -> dict[str, Any]:
-    """``welcome``: the answer to ``hello``."""
-    return {
+    """``welcome``: the answer to ``hello`` (``player``: the authenticated player's id,
+    sent only when there is one)."""
+    frame = {
         "type": "welcome",
         "protocol": m.PROTOCOL_VERSION,
         "encoding": encoding,
@@ -30,6 +32,9 @@ def welcome(
         "server": SERVER_NAME,
         "max_frame_bytes": max_frame_bytes,
     }
+    if player is not None:
+        frame["player"] = player
+    return frame
 
 
 def room_created(

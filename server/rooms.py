@@ -864,7 +864,8 @@ class RoomService:
         return change
 
     async def join(
-        self, room_id: str, seat: int | None, token: str, name: str, *, token_given: bool = False
+        self, room_id: str, seat: int | None, token: str, name: str, *, token_given: bool = False,
+        player: str | None = None, player_token: str | None = None,
     ) -> JoinResult:
         """Take or resume a seat, or watch.
 
@@ -876,6 +877,12 @@ class RoomService:
             name: display name for a seat taken now.
             token_given: the client named the token explicitly (a mismatch on a taken seat
                 is then ``bad_token`` rather than ``seat_taken``).
+            player: the id of the connection's player (``server.players``), or None. A free
+                seat taken with a player records it (``SeatRecord.player``) and is bound to
+                ``player_token``; a player holds at most one seat of a room.
+            player_token: the player's seat token of this seat (derived from room, seat
+                and player by the session): it resumes the player's seat from any of its
+                connections, without the token the seat was first given to the client.
 
         Returns:
             A :class:`JoinResult`. Taking the last free seat starts the game
@@ -890,6 +897,7 @@ class RoomService:
                 ``server.names.same_name``). StoreUnavailable, OutcomeUnknown.
         """
         token_hash = hash_token(token)
+        owned_hash = hash_token(player_token) if player is not None and player_token else None
 
         def change(room: Room, now: float) -> Change | NoChange:
             record = room.record
@@ -899,7 +907,10 @@ class RoomService:
                 raise RoomError("bad_seat", f"seats are 0..{len(record.seats) - 1}")
             current = record.seats[seat]
             if current.taken:
-                if current.kind == "human" and token_matches(token, current.token_hash):
+                if current.kind == "human" and (
+                        token_matches(token, current.token_hash) or (
+                            owned_hash is not None and current.player == player
+                            and token_matches(player_token, current.token_hash))):
                     if not current.standin:
                         return NoChange((seat, True))
                     # The owner is back: the computer's stand-in ends.
@@ -907,7 +918,8 @@ class RoomService:
                 if token_given and current.kind == "human":
                     raise RoomError("bad_token", f"that token does not hold seat {seat}")
                 raise RoomError("seat_taken", f"seat {seat} is taken by someone else")
-            if any(s.kind == "human" and s.token_hash == token_hash for s in record.seats):
+            if any(s.kind == "human" and (s.token_hash == token_hash or (
+                    player is not None and s.player == player)) for s in record.seats):
                 raise RoomError(
                     "already_seated", "this token already holds a seat in this room"
                 )
@@ -923,7 +935,8 @@ class RoomService:
                     "(or a name that reads the same); choose another name",
                 )
             seats = list(record.seats)
-            seats[seat] = SeatRecord(name=name, token_hash=token_hash, kind="human")
+            seats[seat] = SeatRecord(name=name, token_hash=owned_hash or token_hash,
+                                     kind="human", player=player)
             events: list[dict[str, Any]] = [{"type": "seat_taken", "seat": seat, "name": name}]
             return self._seats_change(
                 record, seats, events, {"seat": seat, "join": name}, result=(seat, False)

@@ -37,7 +37,7 @@ from .fanout import LocalRoom, LocalRooms
 from .limits import AddressLimits, FrameBucket
 from .metrics import Metrics
 from .overload import ActionGate
-from .rooms import RoomError, RoomService
+from .rooms import RoomError, RoomService, hash_token
 from .settings import Settings
 from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
 from .views import VersionData, redact
@@ -94,8 +94,13 @@ class Session:
         address: str = "unknown",
         limits: AddressLimits | None = None,
         actions: ActionGate | None = None,
+        players: Any = None,
     ) -> None:
         self.ws = websocket
+        self.players = players
+        """The process's ``server.players.PlayerStore`` (None: hello.player is refused)."""
+        self.player: str | None = None
+        """The id of the player this connection's hello presented (authenticated)."""
         self.actions = actions if actions is not None and actions.enabled else None
         self.address = address
         self.limits = limits
@@ -380,7 +385,14 @@ class Session:
                        "serves set_computer; say hello without it or with a player token",
                        "hello")
             return
-        self.name = message.name
+        name = message.name
+        if message.player is not None:
+            player = await self._authenticate(message.player.id, message.player.secret)
+            if player is None:
+                return  # answered; the connection may say hello again
+            self.player = player.id
+            name = player.name or name
+        self.name = name
         # Only a token this server issued is taken back; any other (made up by a client,
         # or from a deployment with another secret) is replaced by a fresh one, so nobody
         # can bind a seat to a guessable token.
@@ -389,7 +401,25 @@ class Session:
         self.state = SessionState.READY
         self._watch_idle()
         self.send(frames.welcome(self.codec.encoding, self.player_token, self.name,
-                                 self.settings.max_frame_bytes))
+                                 self.settings.max_frame_bytes, self.player))
+
+    async def _authenticate(self, player_id: str, secret: str) -> Any:
+        """The player of ``hello.player``, or None after answering ``error bad_player`` (or
+        ``database_unavailable``)."""
+        if self.players is None:
+            self.error("bad_player", "this server keeps no players", "hello")
+            return None
+        try:
+            player = await self.players.authenticate(player_id, secret)
+        except Exception as exc:
+            log.warning("player authentication failed: %s", exc)
+            self.error("database_unavailable", "the players' database cannot be reached; "
+                       "say hello again later, or without a player", "hello")
+            return None
+        if player is None:
+            self.error("bad_player", "no such player, or a wrong secret (or the player was "
+                       "deleted); say hello again with another player or none", "hello")
+        return player
 
     async def _create_room(self, message: m.CreateRoom) -> None:
         limits = self.limits
@@ -539,6 +569,11 @@ class Session:
             raise RoomError("bad_token", "that token was not issued by this server")
         token = message.token or self.player_token
         assert token is not None and self.name is not None
+        # A player's seat token is derived from (room, seat, player) under the deployment's
+        # secret: every connection of the player, on any device, gets the same one.
+        owned = (self.service.tokens.derive(
+            f"player-seat|{message.room}|{message.seat}|{self.player}".encode())
+            if self.player is not None and message.seat is not None else None)
         presence = self.service.presence
         watching = message.seat is None and presence is not None
         if watching and not await presence.watch(
@@ -557,7 +592,8 @@ class Session:
         self._buffer = []
         try:
             result = await self.service.join(
-                message.room, message.seat, token, self.name, token_given=bool(message.token)
+                message.room, message.seat, token, self.name, token_given=bool(message.token),
+                player=self.player, player_token=owned,
             )
             if result.seat is not None:
                 # Counted before the snapshot, so the snapshot shows this seat connected.
@@ -573,6 +609,9 @@ class Session:
             raise
         self.watching = watching
         self.seat = result.seat
+        if owned is not None and result.seat is not None and hash_token(owned) == (
+                result.record.seats[result.seat].token_hash):
+            token = owned
         self.seat_token = token if result.seat is not None else None
         self.state = SessionState.IN_ROOM
         data = local.ingest(result.record, result.events, bool(result.events))

@@ -234,6 +234,13 @@ def test_openapi_document_validates():
         ("post", "/api/rooms"): ["201", "400", "403", "409", "413", "429", "500", "503"],
         ("get", "/api/rooms/{room}"): ["200", "404", "429", "500", "503"],
         ("get", "/api/games/{game}"): ["200", "404", "500", "503"],
+        ("post", "/api/players"): ["201", "400", "403", "413", "429", "500", "503"],
+        ("get", "/api/players/me"): ["200", "401", "500", "503"],
+        ("patch", "/api/players/me"): ["200", "400", "401", "413", "500", "503"],
+        ("delete", "/api/players/me"): ["204", "401", "500", "503"],
+        ("get", "/api/players/me/export"): ["200", "401", "500", "503"],
+        ("post", "/api/players/me/link"): ["201", "401", "429", "500", "503"],
+        ("post", "/api/players/link"): ["200", "400", "403", "413", "429", "500", "503"],
         ("get", "/healthz"): ["200"],
         ("get", "/readyz"): ["200", "503"],
         ("get", "/metrics"): ["200"],
@@ -294,8 +301,8 @@ def test_openapi_schemas_accept_the_docs_http_examples():
         for op in path.values():
             body = op.get("requestBody", {}).get("content", {}).get("application/json")
             if body:
-                schema = body["schema"]["$ref"].rsplit("/", 1)[1]
-                openapi_validator(schema).validate(body["example"])
+                model = body["schema"]["$ref"].rsplit("/", 1)[1]
+                openapi_validator(model).validate(body["example"])
     for response in document["components"]["responses"].values():
         media = response["content"]["application/json"]
         openapi_validator("HttpError").validate(media["example"])

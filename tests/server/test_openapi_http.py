@@ -22,7 +22,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from protocol import openapi
 from server.app import ROUTES
 
-NOT_API = {"/", "/r/{room}", "/rules", "/rules/{variant}", "/replay"}
+NOT_API = {"/", "/r/{room}", "/rules", "/rules/{variant}", "/replay", "/link/{code}"}
 """The web client's pages: not part of the HTTP API."""
 
 

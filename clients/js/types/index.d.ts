@@ -93,6 +93,8 @@ export interface ClientOptions {
   encoding?: "json" | "msgpack";
   /** A player token from an earlier `welcome`, to come back as the same player. */
   playerToken?: string | null;
+  /** A player (`POST /api/players`) for `hello`: its seats are its own from any device. */
+  player?: { id: string; secret: string } | null;
   /** The WebSocket class (default: the global one, else the `ws` package). */
   WebSocketImpl?: WebSocketConstructor;
   /** The msgpack codec (default: `@msgpack/msgpack`, loaded only for msgpack). */
@@ -222,6 +224,8 @@ export declare class CribbageClient {
   readonly connectionState: ConnectionState;
   /** From `welcome`: keep it (e.g. in localStorage) to come back as the same player. */
   readonly playerToken: string | null;
+  /** The player `hello` presents (the `player` option), or null. */
+  readonly player: { id: string; secret: string } | null;
   readonly welcome: P.Welcome | null;
   /** Add to `Date.now()` to get the server's clock (estimated from pongs). */
   readonly serverClockOffsetMs: number;

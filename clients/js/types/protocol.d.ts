@@ -47,6 +47,23 @@ export interface Hello {
    * free text, for logs
    */
   client?: string | null;
+  /**
+   * a player (POST /api/players) to be: its seats belong to it, and its name, when it has one, is the connection's name (docs/protocol.md, "Players"); a wrong one is error bad_player and the connection may say hello again
+   */
+  player?: HelloPlayer | null;
+}
+/**
+ * A player's credential, as ``hello`` presents it (``POST /api/players`` made it).
+ */
+export interface HelloPlayer {
+  /**
+   * the player's public id
+   */
+  id: string;
+  /**
+   * a secret of the player's
+   */
+  secret: string;
 }
 /**
  * Create a room with these options; the answer is ``room_created``. Does not sit.
@@ -257,6 +274,10 @@ export interface Welcome {
   name: string;
   server: string;
   max_frame_bytes: number;
+  /**
+   * the id of the player hello presented (authenticated), or null: no player
+   */
+  player?: string | null;
 }
 /**
  * Answer to ``create_room``: the new room's id, its share link, its options, its

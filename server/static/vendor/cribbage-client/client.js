@@ -113,6 +113,10 @@ export class CribbageClient {
     this.connectionState = "idle";
     /** The player token (from `welcome`); keep it to come back as the same player. */
     this.playerToken = options.playerToken ?? null;
+    /** The player (`{id, secret}` from `POST /api/players`) hello presents, or null. The
+     * server answers a wrong one with `error bad_player` (the connection fails with it). */
+    this.player = options.player && typeof options.player.id === "string" && typeof options.player.secret === "string"
+      ? { id: options.player.id, secret: options.player.secret } : null;
     /** The last `welcome` frame. */
     this.welcome = null;
     /** Milliseconds to add to `Date.now()` to get the server's clock (from pongs). */
@@ -553,6 +557,7 @@ export class CribbageClient {
     }
     const hello = { type: "hello", name: this._opts.name, client: this._opts.client ?? `cribbage-js/${LIBRARY_VERSION}` };
     if (this.playerToken) hello.token = this.playerToken;
+    if (this.player) hello.player = { id: this.player.id, secret: this.player.secret };
     this._send(hello);
   }
 
