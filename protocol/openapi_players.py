@@ -33,10 +33,12 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
                       "a name that is not a display name or reads like one of the table's "
                       "own labels (docs/protocol.md, \"Seat names\"): nothing changed.",
                       ["bad_request", "bad_name"]),
-    "BadCode": ("400", "No live code is that (never made, expired, used, or a wrong "
+    "BadCode": ("404", "No live code is that (never made, expired, used, or a wrong "
                 "letter: `bad_code`), or the code had `link_code_tries` (5) wrong tries "
                 "and is dead (`too_many_tries`). Every wrong try counts against the "
-                "address's `code_tries_per_hour`.", ["bad_code", "too_many_tries", "bad_request"]),
+                "address's `code_tries_per_hour`.", ["bad_code", "too_many_tries"]),
+    "BadCodeBody": ("400", "The body is not a JSON object with a `code` text: nothing was "
+                    "tried.", ["bad_request"]),
     "TooManyPlayers": ("429", "This client address made `players_per_hour` (20) players in "
                        "the last hour: nothing was made. Retry after `Retry-After` seconds.",
                        ["too_many_players"]),
@@ -139,7 +141,7 @@ def paths(json: Any, errors: Any) -> dict[str, Any]:
                             "content": json("ClaimLinkBody", {"code": "K7QM-4TZP"})},
             "responses": {"200": {"description": "The player and this device's secret.",
                                   "content": json("PlayerCreatedBody", made)},
-                          **errors("BadCode", "OriginNotAllowed", "TooLarge",
+                          **errors("BadCode", "BadCodeBody", "OriginNotAllowed", "TooLarge",
                                    "TooManyCodeTries", "Internal", "DatabaseDown")},
         }},
     }

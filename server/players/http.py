@@ -12,7 +12,7 @@
   the link ``/link/<code>``) for another device; ``429 too_many_link_codes`` past the
   player's ``link_codes_per_hour``.
 * ``POST /api/players/link`` ``{code}`` -> ``200 {id, secret, name, language}``: a new
-  credential of the code's player for this device; ``400 bad_code``, ``400
+  credential of the code's player for this device; ``404 bad_code``, ``404
   too_many_tries`` (the code is dead), ``429 too_many_code_tries`` (the address entered
   ``code_tries_per_hour`` wrong codes).
 * ``GET /link/{code}``: the web table's page, which claims the code.
@@ -262,7 +262,7 @@ async def claim_link(request: Request) -> Response:
         player, secret = await player_store(request).claim_link_code(
             body.code, settings.link_code_tries)
     except LinkError as exc:
-        raise ApiError(400, exc.code, exc.message) from None
+        raise ApiError(404, exc.code, exc.message) from None
     except Exception as exc:
         if ticket is not None:
             await ticket.refund()
@@ -283,12 +283,19 @@ async def link_page(request: Request) -> Response:
     return PlainTextResponse("no web client installed\n", status_code=404)
 
 
+ME = {"GET": get_me, "HEAD": get_me, "PATCH": patch_me, "DELETE": delete_me}
+
+
+async def me(request: Request) -> Response:
+    """``/api/players/me``: one route for its three methods, so that a 405 lists them all
+    in ``Allow``."""
+    return await ME[request.method](request)
+
+
 ROUTES = [
     Route("/api/players", create_player, methods=["POST"]),
     Route("/api/players/link", claim_link, methods=["POST"]),
-    Route("/api/players/me", get_me, methods=["GET"]),
-    Route("/api/players/me", patch_me, methods=["PATCH"]),
-    Route("/api/players/me", delete_me, methods=["DELETE"]),
+    Route("/api/players/me", me, methods=["GET", "PATCH", "DELETE"]),
     Route("/api/players/me/export", export_me, methods=["GET"]),
     Route("/api/players/me/link", make_link, methods=["POST"]),
     Route("/link/{code}", link_page, methods=["GET"]),

@@ -112,7 +112,7 @@ def test_a_code_gives_the_player_to_another_device_once(settings_values) -> None
         assert httpx.get(f"{api}/me", headers=auth(device)).json()["name"] == "Anna"
         assert httpx.get(f"{api}/me", headers=auth(anna)).status_code == 200  # both work
         used = httpx.post(f"{api}/link", json={"code": link.code})
-        assert used.status_code == 400 and code_of(used) == "bad_code"
+        assert used.status_code == 404 and code_of(used) == "bad_code"
         hows = [c["how"] for c in httpx.get(f"{api}/me/export", headers=auth(anna)).json()[
             "credentials"]]
         assert sorted(hows) == ["link", "new"]
@@ -122,7 +122,7 @@ def test_a_code_gives_the_player_to_another_device_once(settings_values) -> None
         answers = [code_of(httpx.post(f"{api}/link", json={"code": wrong})) for _ in range(3)]
         assert answers == ["bad_code", "bad_code", "too_many_tries"]
         dead = httpx.post(f"{api}/link", json={"code": code})
-        assert dead.status_code == 400 and code_of(dead) == "too_many_tries"
+        assert dead.status_code == 404 and code_of(dead) == "too_many_tries"
         assert code_of(httpx.post(f"{api}/link", json={"code": "nonsense"})) == "bad_code"
         assert code_of(httpx.post(f"{api}/link", json={})) == "bad_request"
         # a deleted player's codes die with it

@@ -240,7 +240,7 @@ def test_openapi_document_validates():
         ("delete", "/api/players/me"): ["204", "401", "500", "503"],
         ("get", "/api/players/me/export"): ["200", "401", "500", "503"],
         ("post", "/api/players/me/link"): ["201", "401", "429", "500", "503"],
-        ("post", "/api/players/link"): ["200", "400", "403", "413", "429", "500", "503"],
+        ("post", "/api/players/link"): ["200", "400", "403", "404", "413", "429", "500", "503"],
         ("get", "/healthz"): ["200"],
         ("get", "/readyz"): ["200", "503"],
         ("get", "/metrics"): ["200"],
