@@ -26,10 +26,15 @@ from protocol.client import Client
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-BASE_IMAGES = ("debian:bookworm-slim", "redis:7-bookworm", "nginx:stable-bookworm")
+BASE_IMAGES = ("debian:bookworm-slim", "redis:7-bookworm", "nginx:stable-bookworm",
+               "postgres:15-bookworm")
 """The images the project's Dockerfile and compose files are built on."""
 UP_SECONDS = 180
 """Longest a ``compose up --wait`` (or a build) may take."""
+ARCHIVE_SECONDS = 60
+"""Longest an ended game may take to be in the database."""
+DATABASE = ("cribbage", "cribbage")
+"""The compose files' database user and database (``postgres`` service)."""
 
 
 class DockerError(AssertionError):
@@ -218,6 +223,93 @@ class Stack:
                         stdin=(HERE / "read_rooms.py").read_text(), env=env, timeout=60)
         return json.loads(out)
 
+    # -- the database ----------------------------------------------------------------------
+    def sql(self, query: str) -> list[list[str]]:
+        """The rows of ``query`` run with psql in the ``postgres`` container, as the compose
+        files' database user (each row a list of texts)."""
+        user, db = DATABASE
+        out = self.exec(self.containers("postgres")[0], "psql", "-X", "-q", "-v",
+                        "ON_ERROR_STOP=1", "-U", user, "-d", db, "-tA", "-F", "\t",
+                        "-c", query)
+        return [line.split("\t") for line in out.splitlines() if line]
+
+    def archived(self, games: dict[str, str]) -> dict[str, dict[str, Any]]:
+        """What the database holds of ``games`` (room -> game id): for each room that has
+        rows in ``games``, their ids, and for the (first) row its status, first and last
+        version, number of seats and its log (``game_logs``, parsed)."""
+        rooms = ", ".join(f"'{r}'" for r in games if re.fullmatch(r"[a-z0-9]+", r))
+        rows = self.sql(
+            "SELECT g.room_id, g.id, g.status, g.first_version, g.last_version, "
+            "(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id), l.entries "
+            "FROM games g LEFT JOIN game_logs l ON l.game_id = g.id "
+            f"WHERE g.room_id IN ({rooms}) ORDER BY g.room_id, g.id")
+        out: dict[str, dict[str, Any]] = {}
+        for room, gid, status, first, last, seats, entries in rows:
+            record = out.setdefault(room, {
+                "ids": [], "status": status, "first": int(first), "version": int(last),
+                "seats": int(seats), "log": json.loads(entries) if entries else None})
+            record["ids"].append(gid)
+        return out
+
+    def wait_archived(self, games: dict[str, str], within: float = ARCHIVE_SECONDS
+                      ) -> tuple[float, dict[str, dict[str, Any]]]:
+        """Seconds until every one of ``games`` (room -> game id) is in the database, and
+        :meth:`archived` then.
+
+        Raises:
+            AssertionError: not all of them within ``within`` seconds.
+        """
+        started = time.monotonic()
+        while True:
+            found = self.archived(games)
+            if set(found) == set(games):
+                return time.monotonic() - started, found
+            assert time.monotonic() - started < within, (
+                f"not archived within {within} s: {sorted(set(games) - set(found))}")
+            time.sleep(0.5)
+
+    def wait_migrated(self, within: float = 60) -> float:
+        """Seconds until every replica reports its database migrated
+        (``cribbage_database_migrated`` 1)."""
+        started = time.monotonic()
+        while True:
+            if all(self.replica_metrics(c).get("cribbage_database_migrated") == 1.0
+                   for c in self.containers("server")):
+                return time.monotonic() - started
+            assert time.monotonic() - started < within, "the replicas did not migrate"
+            time.sleep(0.5)
+
+    def migrations_run(self) -> list[str]:
+        """The migrations the replicas ran, as their logs tell (Alembic's ``Running upgrade``
+        lines of every server container, stopped ones included)."""
+        return [line.split("Running upgrade", 1)[1].strip()
+                for c in self.containers("server", all_states=True)
+                for line in docker("logs", c, stderr=True).splitlines()
+                if "Running upgrade" in line]
+
+    def read_from_every_replica(self, path: str, most: int = 40) -> list[httpx.Response]:
+        """GET ``path`` through the proxy until each running replica has answered it with
+        200 (as its access log tells); returns every answer.
+
+        Raises:
+            AssertionError: an answer was not 200, or ``most`` requests did not reach every
+                replica.
+        """
+        replicas = self.containers("server")
+        since = docker("info", "-f", "{{json .SystemTime}}").strip().strip('"')
+        line = f'"GET {path} HTTP/1.1" 200'
+        answers: list[httpx.Response] = []
+        served: set[str] = set()
+        while len(answers) < most:
+            for _ in range(4):
+                answers.append(self.get(path))
+                assert answers[-1].status_code == 200, (path, answers[-1].text)
+            served = {r for r in replicas
+                      if line in docker("logs", "--since", since, r, stderr=True)}
+            if served == set(replicas):
+                return answers
+        raise AssertionError(f"{most} requests for {path} reached only {sorted(served)}")
+
     # -- through the proxy -----------------------------------------------------------------
     @property
     def http(self) -> str:
@@ -268,12 +360,15 @@ def exactly_once(acks: list[tuple[str, int, dict[str, Any]]],
                  rooms: dict[str, dict[str, Any]]) -> int:
     """Check that every acknowledged action (room, seat, ack frame) is in its room's log
     exactly once, at the acknowledged version, that no action id is in a log twice, and
-    that each log's versions run 1..version with no gap. Returns the number checked."""
+    that each log's versions run ``first`` (default 1) .. ``version`` with no gap. ``rooms``
+    holds the rooms' logs as the store keeps them, or as the archive does
+    (:meth:`Stack.archived`). Returns the number checked."""
     for room, record in rooms.items():
         log = record["log"]
         ids = [(e["seat"], e["id"]) for e in log if "id" in e]
         assert len(ids) == len(set(ids)), f"an action applied twice in {room}"
-        assert [e["v"] for e in log] == list(range(1, record["version"] + 1)), room
+        assert [e["v"] for e in log] == list(range(record.get("first", 1),
+                                                   record["version"] + 1)), room
     for room, seat, ack in acks:
         hits = [e for e in rooms[room]["log"]
                 if e.get("id") == ack["action_id"] and e.get("seat") == seat]
