@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 
 from protocol.client import Client
+from server.database import head_revision
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -35,6 +36,8 @@ ARCHIVE_SECONDS = 60
 """Longest an ended game may take to be in the database."""
 DATABASE = ("cribbage", "cribbage")
 """The compose files' database user and database (``postgres`` service)."""
+SHIPPED_MIGRATIONS = ("0001", "0002")
+"""The migrations in server/database/migrations, oldest first."""
 
 
 class DockerError(AssertionError):
@@ -118,6 +121,8 @@ class Stack:
         """The proxy container's start time (Docker's text)."""
         self.health: dict[str, Any] = {}
         """Each replica's ``State.Health`` right after that ``up``."""
+        self.games: dict[str, str] = {}
+        """Games the tests saw archived (room -> game id), for later tests to read again."""
 
     # -- compose ---------------------------------------------------------------------------
     def compose(self, *args: str, timeout: float = 60, check: bool = True) -> str:
@@ -237,7 +242,8 @@ class Stack:
         """What the database holds of ``games`` (room -> game id): for each room that has
         rows in ``games``, their ids, and for the (first) row its status, first and last
         version, number of seats and its log (``game_logs``, parsed)."""
-        rooms = ", ".join(f"'{r}'" for r in games if re.fullmatch(r"[a-z0-9]+", r))
+        assert all(re.fullmatch(r"[A-Za-z0-9]+", r) for r in games), games  # quoted as is
+        rooms = ", ".join(f"'{r}'" for r in games)
         rows = self.sql(
             "SELECT g.room_id, g.id, g.status, g.first_version, g.last_version, "
             "(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id), l.entries "
@@ -286,6 +292,42 @@ class Stack:
                 for c in self.containers("server", all_states=True)
                 for line in docker("logs", c, stderr=True).splitlines()
                 if "Running upgrade" in line]
+
+    def check_migrated_once(self) -> tuple[float, list[str]]:
+        """Check that the replicas, started together on an empty database, migrated it
+        once: every replica reports it migrated, their logs hold one ``Running upgrade``
+        per shipped migration in all, and the database is at the newest. Returns (seconds
+        waited for the replicas, those log lines)."""
+        took = self.wait_migrated()
+        ran = self.migrations_run()
+        assert head_revision() == SHIPPED_MIGRATIONS[-1], "a migration was added: name it"
+        assert [line.split(",")[0].split("->")[1].strip() for line in ran] == list(
+            SHIPPED_MIGRATIONS), ran
+        head = self.sql("SELECT version_num FROM alembic_version")
+        assert head == [[SHIPPED_MIGRATIONS[-1]]], head
+        return took, ran
+
+    def check_archived(self, rooms: list[str], acks: list[tuple[str, int, dict[str, Any]]],
+                       env: dict[str, str] | None = None) -> tuple[float, dict[str, str]]:
+        """Check that the game of each of ``rooms`` (played to its end) is in the database
+        exactly once — one ``games`` row, finished, two seats, its archived log holding
+        every acknowledged action of ``acks`` once at its version — and that
+        ``GET /api/games/{id}`` through the proxy is answered by every replica. ``env``:
+        as for :meth:`rooms`. Returns (seconds until all were archived, room -> game id)."""
+        records = self.rooms(rooms, env)
+        games = {r: records[r]["game_id"] for r in rooms}
+        took, archived = self.wait_archived(games)
+        for room, gid in games.items():
+            got = archived[room]
+            assert got["ids"] == [gid] and got["status"] == "finished", got
+            assert got["seats"] == 2 and got["version"] <= records[room]["version"], got
+        exactly_once(acks, archived)
+        for room, gid in games.items():
+            for answer in self.read_from_every_replica(f"/api/games/{gid}"):
+                body = answer.json()
+                assert body["game_id"] == gid and body["room"] == room, body
+        self.games.update(games)
+        return took, games
 
     def read_from_every_replica(self, path: str, most: int = 40) -> list[httpx.Response]:
         """GET ``path`` through the proxy until each running replica has answered it with

@@ -1,5 +1,5 @@
-"""docker-compose.yml run for real: Redis, two server replicas built from the project's
-Dockerfile, and nginx with deploy/nginx.conf on a published port.
+"""docker-compose.yml run for real: Redis, PostgreSQL, two server replicas built from the
+project's Dockerfile, and nginx with deploy/nginx.conf on a published port.
 
 * The proxy starts only once both replicas are healthy, so the first requests after
   ``up --wait`` succeed (issue 17: ~2 s of 502 before).
@@ -8,6 +8,12 @@ Dockerfile, and nginx with deploy/nginx.conf on a published port.
 * After ``up -d --force-recreate --no-deps server`` the replicas have new addresses and
   nginx follows them at once: no 502, both new replicas serve (issue 17: nginx resolved
   ``server`` once and sent everything to a dead address).
+* The two replicas, started together on an empty database, migrated it once (one
+  ``Running upgrade`` per shipped migration in all their logs, both at the newest).
+* Every game played to its end is in PostgreSQL exactly once (one ``games`` row, its log
+  holding every acknowledged action once; the replicas wrote two between them), and
+  ``GET /api/games/{id}`` through nginx is answered by both replicas — and, after the
+  replicas were recreated (new containers), by both new ones.
 * ``/metrics`` and ``/readyz`` answer through the proxy and on each replica.
 
 Skipped, loudly, where no Docker engine answers (conftest.py); bounded in time (every
@@ -95,6 +101,11 @@ def test_the_proxy_starts_after_healthy_replicas_and_its_first_requests_succeed(
         assert passed and min(passed) <= proxy_start, (replica, health["Log"], proxy_start)
 
 
+def test_the_replicas_started_together_migrate_the_database_once(stack: Stack) -> None:
+    took, ran = stack.check_migrated_once()
+    print(f"both replicas report the database migrated (waited {took:.1f} s); run once: {ran}")
+
+
 async def play_games(stack: Stack, games: int, seed: int) -> tuple[list[str], list[Any]]:
     """``games`` two-player games to 61, each with seat 0 on one replica and seat 1 on the
     other, played to the end through the proxy. Returns (rooms, acks)."""
@@ -138,6 +149,15 @@ async def test_games_through_the_proxy_on_both_replicas_log_every_ack_once(
     checked = exactly_once(acks, records)
     print(f"{checked} acknowledged actions in 2 games, each logged once; accepted by "
           f"replica: { {r: after[r] - before.get(r, 0) for r in after} }")
+    took, _ = await asyncio.to_thread(stack.check_archived, rooms, acks)
+    # Archived exactly once across the replicas: two games written, none twice.
+    written = {r: stack.replica_metrics(r) for r in stack.containers("server")}
+    counts = {r: (m.get('cribbage_archive_games_total{outcome="written"}', 0.0),
+                  m.get('cribbage_archive_games_total{outcome="duplicate"}', 0.0))
+              for r, m in written.items()}
+    assert sum(w for w, _ in counts.values()) == 2, counts
+    print(f"both games in PostgreSQL once, {took:.1f} s after their end was seen; "
+          f"(written, duplicate) by replica: {counts}; each read from both replicas")
 
 
 async def test_nginx_follows_recreated_replicas(stack: Stack) -> None:
@@ -155,6 +175,11 @@ async def test_nginx_follows_recreated_replicas(stack: Stack) -> None:
     assert codes == [200] * 30, codes
     rooms, acks = await play_games(stack, 1, seed=2)
     exactly_once(acks, await asyncio.to_thread(stack.rooms, rooms))
+    # The new replicas (new containers: nothing of the old ones' file systems) read the
+    # games archived before, and archive the new one.
+    for gid in stack.games.values():
+        await asyncio.to_thread(stack.read_from_every_replica, f"/api/games/{gid}")
+    await asyncio.to_thread(stack.check_archived, rooms, acks)
     proxy_log = docker("logs", "--since", since, stack.containers("proxy")[0], stderr=True)
     refused = [line for line in proxy_log.splitlines()
                if "connect() failed" in line or " 502 " in line]
