@@ -24,6 +24,7 @@ import httpx
 
 from protocol.client import Client
 from server.database import head_revision
+from server.database.engine import MIGRATION_LOCK
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -123,6 +124,8 @@ class Stack:
         """Each replica's ``State.Health`` right after that ``up``."""
         self.games: dict[str, str] = {}
         """Games the tests saw archived (room -> game id), for later tests to read again."""
+        self.lock_holder: subprocess.Popen[str] | None = None
+        """The psql session holding the migration lock (:meth:`hold_migration_lock`)."""
 
     # -- compose ---------------------------------------------------------------------------
     def compose(self, *args: str, timeout: float = 60, check: bool = True) -> str:
@@ -142,6 +145,7 @@ class Stack:
         """Everything removed: containers, the network, volumes (the nodes' anonymous
         ``/data`` ones too), placeholders. Returns what is left of them (nothing)."""
         self.release_placeholders()
+        self.release_migration_lock()
         label = f"label=com.docker.compose.project={self.name}"
         containers = docker("ps", "-a", "-q", "--filter", label).split()
         volumes = set()
@@ -274,6 +278,52 @@ class Stack:
                 f"not archived within {within} s: {sorted(set(games) - set(found))}")
             time.sleep(0.5)
 
+    def migration_lock(self) -> tuple[int, int]:
+        """(sessions holding, sessions waiting for) the servers' migration lock
+        (``server.database.engine.MIGRATION_LOCK``, a PostgreSQL advisory lock)."""
+        rows = self.sql("SELECT count(*) FILTER (WHERE granted), count(*) FILTER (WHERE NOT "
+                        "granted) FROM pg_locks WHERE locktype = 'advisory' AND classid = "
+                        f"{MIGRATION_LOCK >> 32} AND objid = {MIGRATION_LOCK & 0xFFFFFFFF} "
+                        "AND objsubid = 1")
+        return int(rows[0][0]), int(rows[0][1])
+
+    def wait_migration_lock(self, holding: int, waiting: int, within: float = 30) -> float:
+        """Seconds until :meth:`migration_lock` is (``holding``, ``waiting``)."""
+        started = time.monotonic()
+        while (now := self.migration_lock()) != (holding, waiting):
+            assert time.monotonic() - started < within, (
+                f"migration lock (holding, waiting) {now}, not {(holding, waiting)}")
+            time.sleep(0.2)
+        return time.monotonic() - started
+
+    def hold_migration_lock(self) -> None:
+        """Take the servers' migration lock in a psql session of the ``postgres`` container
+        (so that replicas started now all wait for it at once); held until
+        :meth:`release_migration_lock`."""
+        user, db = DATABASE
+        self.lock_holder = subprocess.Popen(
+            ["docker", "exec", "-i", self.containers("postgres")[0], "psql", "-X", "-q",
+             "-v", "ON_ERROR_STOP=1", "-U", user, "-d", db],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            text=True, cwd=ROOT)
+        assert self.lock_holder.stdin is not None
+        self.lock_holder.stdin.write(f"SELECT pg_advisory_lock({MIGRATION_LOCK});\n")
+        self.lock_holder.stdin.flush()
+        self.wait_migration_lock(1, 0)
+
+    def release_migration_lock(self) -> None:
+        """End the session of :meth:`hold_migration_lock` (if any): the lock is free."""
+        holder, self.lock_holder = self.lock_holder, None
+        if holder is None:
+            return
+        if holder.stdin is not None:
+            holder.stdin.close()
+        try:
+            holder.wait(10)
+        except subprocess.TimeoutExpired:
+            holder.kill()
+            holder.wait(10)
+
     def wait_migrated(self, within: float = 60) -> float:
         """Seconds until every replica reports its database migrated
         (``cribbage_database_migrated`` 1)."""
@@ -296,8 +346,9 @@ class Stack:
     def check_migrated_once(self) -> tuple[float, list[str]]:
         """Check that the replicas, started together on an empty database, migrated it
         once: every replica reports it migrated, their logs hold one ``Running upgrade``
-        per shipped migration in all, and the database is at the newest. Returns (seconds
-        waited for the replicas, those log lines)."""
+        per shipped migration in all, the database is at the newest, and nobody holds or
+        waits for the migration lock. Returns (seconds waited for the replicas, those log
+        lines)."""
         took = self.wait_migrated()
         ran = self.migrations_run()
         assert head_revision() == SHIPPED_MIGRATIONS[-1], "a migration was added: name it"
@@ -305,6 +356,7 @@ class Stack:
             SHIPPED_MIGRATIONS), ran
         head = self.sql("SELECT version_num FROM alembic_version")
         assert head == [[SHIPPED_MIGRATIONS[-1]]], head
+        assert self.migration_lock() == (0, 0)
         return took, ran
 
     def check_archived(self, rooms: list[str], acks: list[tuple[str, int, dict[str, Any]]],

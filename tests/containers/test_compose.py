@@ -8,8 +8,10 @@ project's Dockerfile, and nginx with deploy/nginx.conf on a published port.
 * After ``up -d --force-recreate --no-deps server`` the replicas have new addresses and
   nginx follows them at once: no 502, both new replicas serve (issue 17: nginx resolved
   ``server`` once and sent everything to a dead address).
-* The two replicas, started together on an empty database, migrated it once (one
-  ``Running upgrade`` per shipped migration in all their logs, both at the newest).
+* The two replicas, started while a session holds the servers' migration lock (a
+  PostgreSQL advisory lock), both wait for it at once; released, they migrate the empty
+  database once (one ``Running upgrade`` per shipped migration in all their logs, the
+  database at the newest).
 * Every game played to its end is in PostgreSQL exactly once (one ``games`` row, its log
   holding every acknowledged action once; the replicas wrote two between them), and
   ``GET /api/games/{id}`` through nginx is answered by both replicas — and, after the
@@ -53,6 +55,11 @@ def stack(engine: None, request: pytest.FixtureRequest) -> Iterator[Stack]:
         # starts; released before the replicas are recreated, they make sure the new
         # replicas get addresses no replica had.
         s.hold_addresses(2)
+        # The database first, and a session holding the servers' migration lock: the two
+        # replicas then start and both wait for it at once (released in
+        # test_the_replicas_started_together_migrate_the_database_once).
+        s.up("postgres")
+        s.hold_migration_lock()
         s.up_seconds = s.up()
         # At once after `up --wait`: requests and a WebSocket through the proxy.
         s.first_http = [s.get(p).status_code for p in ["/readyz", "/", "/healthz"] * 5]
@@ -102,8 +109,14 @@ def test_the_proxy_starts_after_healthy_replicas_and_its_first_requests_succeed(
 
 
 def test_the_replicas_started_together_migrate_the_database_once(stack: Stack) -> None:
+    # Both replicas wait for the migration lock at once, neither has migrated.
+    stack.wait_migration_lock(1, 2)
+    for replica in stack.containers("server"):
+        assert stack.replica_metrics(replica)["cribbage_database_migrated"] == 0.0, replica
+    stack.release_migration_lock()
     took, ran = stack.check_migrated_once()
-    print(f"both replicas report the database migrated (waited {took:.1f} s); run once: {ran}")
+    print(f"both replicas waited for the migration lock at once; released, both report the "
+          f"database migrated within {took:.1f} s; run once: {ran}")
 
 
 async def play_games(stack: Stack, games: int, seed: int) -> tuple[list[str], list[Any]]:
