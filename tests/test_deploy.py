@@ -2,8 +2,8 @@
 the server reads (every ``CRIBBAGE_*`` variable is a setting and validates; only the proxy's
 fixed address is trusted to name clients), the published port is a setting, the proxy
 starts only on healthy replicas, the replicas archive to the PostgreSQL service of the
-file, the cluster compose file has the topology docs/scaling.md
-describes on fixed node addresses, the proxy configuration finds the replicas by name at
+file, the cluster compose file has the topology docs/scaling.md describes on fixed node
+addresses, the proxy configuration finds the replicas by name at
 each request and keeps the port in share links, every base image is one CI makes a
 stand-in of, the build context holds only what the image installs, and the Dockerfile
 passes hadolint. (The files themselves run in tests/containers where an engine answers; the
