@@ -324,16 +324,21 @@ class Stack:
             holder.kill()
             holder.wait(10)
 
+    def migrated(self) -> dict[str, bool]:
+        """Whether each running replica has migrated its database (its log has the line
+        ``server.database.engine`` writes when ``Database.migrate`` succeeded)."""
+        done = f" at revision {head_revision()}"
+        return {c: any("server.database.engine database " in line and line.endswith(done)
+                       for line in docker("logs", c, stderr=True).splitlines())
+                for c in self.containers("server")}
+
     def wait_migrated(self, within: float = 60) -> float:
-        """Seconds until every replica reports its database migrated
-        (``cribbage_database_migrated`` 1)."""
+        """Seconds until every replica has migrated its database (:meth:`migrated`)."""
         started = time.monotonic()
-        while True:
-            if all(self.replica_metrics(c).get("cribbage_database_migrated") == 1.0
-                   for c in self.containers("server")):
-                return time.monotonic() - started
-            assert time.monotonic() - started < within, "the replicas did not migrate"
-            time.sleep(0.5)
+        while not all((now := self.migrated()).values()):
+            assert time.monotonic() - started < within, f"not migrated: {now}"
+            time.sleep(0.3)
+        return time.monotonic() - started
 
     def migrations_run(self) -> list[str]:
         """The migrations the replicas ran, as their logs tell (Alembic's ``Running upgrade``
@@ -359,50 +364,62 @@ class Stack:
         assert self.migration_lock() == (0, 0)
         return took, ran
 
-    def check_archived(self, rooms: list[str], acks: list[tuple[str, int, dict[str, Any]]],
-                       env: dict[str, str] | None = None) -> tuple[float, dict[str, str]]:
-        """Check that the game of each of ``rooms`` (played to its end) is in the database
-        exactly once — one ``games`` row, finished, two seats, its archived log holding
-        every acknowledged action of ``acks`` once at its version — and that
-        ``GET /api/games/{id}`` through the proxy is answered by every replica. ``env``:
-        as for :meth:`rooms`. Returns (seconds until all were archived, room -> game id)."""
-        records = self.rooms(rooms, env)
-        games = {r: records[r]["game_id"] for r in rooms}
+    def check_archived(self, records: dict[str, dict[str, Any]],
+                       acks: list[tuple[str, int, dict[str, Any]]]
+                       ) -> tuple[float, dict[str, str]]:
+        """Check that the game of each room of ``records`` (:meth:`rooms`, its game played
+        to the end) is in the database exactly once — one ``games`` row, finished, two
+        seats, its archived log holding every acknowledged action of ``acks`` once at its
+        version — and that ``GET /api/games/{id}`` through the proxy is answered by every
+        replica. Returns (seconds until all were archived, room -> game id)."""
+        games = {r: record["game_id"] for r, record in records.items()}
         took, archived = self.wait_archived(games)
         for room, gid in games.items():
             got = archived[room]
             assert got["ids"] == [gid] and got["status"] == "finished", got
             assert got["seats"] == 2 and got["version"] <= records[room]["version"], got
         exactly_once(acks, archived)
-        for room, gid in games.items():
-            for answer in self.read_from_every_replica(f"/api/games/{gid}"):
-                body = answer.json()
-                assert body["game_id"] == gid and body["room"] == room, body
+        self.read_games_from_every_replica(games)
         self.games.update(games)
         return took, games
 
-    def read_from_every_replica(self, path: str, most: int = 40) -> list[httpx.Response]:
-        """GET ``path`` through the proxy until each running replica has answered it with
-        200 (as its access log tells); returns every answer.
+    def read_games_from_every_replica(self, games: dict[str, str]) -> None:
+        """``GET /api/games/{id}`` of each of ``games`` (room -> game id) through the proxy
+        until every running replica has answered each with 200 and that game."""
+        paths = {f"/api/games/{gid}": (room, gid) for room, gid in games.items()}
+        for path, answers in self.read_from_every_replica(list(paths)).items():
+            room, gid = paths[path]
+            for answer in answers:
+                body = answer.json()
+                assert body["game_id"] == gid and body["room"] == room, body
+
+    def read_from_every_replica(self, paths: list[str], most: int = 40
+                                ) -> dict[str, list[httpx.Response]]:
+        """GET each of ``paths`` through the proxy until each running replica has answered
+        it with 200 (as its access log tells); returns every answer, by path.
 
         Raises:
-            AssertionError: an answer was not 200, or ``most`` requests did not reach every
-                replica.
+            AssertionError: an answer was not 200, or ``most`` requests of a path did not
+                reach every replica.
         """
-        replicas = self.containers("server")
-        since = docker("info", "-f", "{{json .SystemTime}}").strip().strip('"')
-        line = f'"GET {path} HTTP/1.1" 200'
-        answers: list[httpx.Response] = []
-        served: set[str] = set()
-        while len(answers) < most:
-            for _ in range(4):
-                answers.append(self.get(path))
-                assert answers[-1].status_code == 200, (path, answers[-1].text)
-            served = {r for r in replicas
-                      if line in docker("logs", "--since", since, r, stderr=True)}
-            if served == set(replicas):
+        replicas = set(self.containers("server"))
+        since = f"{time.time() - 0.5:.3f}"  # the engine runs on this machine: one clock
+        answers: dict[str, list[httpx.Response]] = {p: [] for p in paths}
+        served: dict[str, set[str]] = {p: set() for p in paths}
+        while True:
+            left = [p for p in paths if served[p] != replicas]
+            if not left:
                 return answers
-        raise AssertionError(f"{most} requests for {path} reached only {sorted(served)}")
+            for path in left:
+                assert len(answers[path]) < most, (
+                    f"{most} requests for {path} reached only {sorted(served[path])}")
+                for _ in range(4):
+                    answers[path].append(self.get(path))
+                    assert answers[path][-1].status_code == 200, (path, answers[path][-1].text)
+            logs = {r: docker("logs", "--since", since, r, stderr=True) for r in replicas}
+            for path in left:
+                served[path] = {r for r, text in logs.items()
+                                if f'"GET {path} HTTP/1.1" 200' in text}
 
     # -- through the proxy -----------------------------------------------------------------
     @property

@@ -111,8 +111,7 @@ def test_the_proxy_starts_after_healthy_replicas_and_its_first_requests_succeed(
 def test_the_replicas_started_together_migrate_the_database_once(stack: Stack) -> None:
     # Both replicas wait for the migration lock at once, neither has migrated.
     stack.wait_migration_lock(1, 2)
-    for replica in stack.containers("server"):
-        assert stack.replica_metrics(replica)["cribbage_database_migrated"] == 0.0, replica
+    assert not any(stack.migrated().values())
     stack.release_migration_lock()
     took, ran = stack.check_migrated_once()
     print(f"both replicas waited for the migration lock at once; released, both report the "
@@ -162,7 +161,7 @@ async def test_games_through_the_proxy_on_both_replicas_log_every_ack_once(
     checked = exactly_once(acks, records)
     print(f"{checked} acknowledged actions in 2 games, each logged once; accepted by "
           f"replica: { {r: after[r] - before.get(r, 0) for r in after} }")
-    took, _ = await asyncio.to_thread(stack.check_archived, rooms, acks)
+    took, _ = await asyncio.to_thread(stack.check_archived, records, acks)
     # Archived exactly once across the replicas: two games written, none twice.
     written = {r: stack.replica_metrics(r) for r in stack.containers("server")}
     counts = {r: (m.get('cribbage_archive_games_total{outcome="written"}', 0.0),
@@ -187,12 +186,14 @@ async def test_nginx_follows_recreated_replicas(stack: Stack) -> None:
     codes = [(await asyncio.to_thread(stack.get, "/readyz")).status_code for _ in range(30)]
     assert codes == [200] * 30, codes
     rooms, acks = await play_games(stack, 1, seed=2)
-    exactly_once(acks, await asyncio.to_thread(stack.rooms, rooms))
+    records = await asyncio.to_thread(stack.rooms, rooms)
+    exactly_once(acks, records)
     # The new replicas (new containers: nothing of the old ones' file systems) read the
     # games archived before, and archive the new one.
-    for gid in stack.games.values():
-        await asyncio.to_thread(stack.read_from_every_replica, f"/api/games/{gid}")
-    await asyncio.to_thread(stack.check_archived, rooms, acks)
+    before = dict(stack.games)
+    assert before, "no game was archived before"
+    await asyncio.to_thread(stack.check_archived, records, acks)
+    await asyncio.to_thread(stack.read_games_from_every_replica, before)
     proxy_log = docker("logs", "--since", since, stack.containers("proxy")[0], stderr=True)
     refused = [line for line in proxy_log.splitlines()
                if "connect() failed" in line or " 502 " in line]

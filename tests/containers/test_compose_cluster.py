@@ -215,7 +215,7 @@ async def test_a_game_on_both_replicas_logs_every_ack_once(stack: Stack) -> None
     records = await asyncio.to_thread(stack.rooms, [room])
     assert records[room]["status"] == "game_over"
     print(f"{exactly_once(acks, records)} acknowledged actions, each logged once")
-    took, games = await asyncio.to_thread(stack.check_archived, [room], acks)
+    took, games = await asyncio.to_thread(stack.check_archived, records, acks)
     # One replica removed and replaced by a new container: the archive is read still, by
     # the new replica too (nothing of it lived in the old one).
     gone = stack.containers("server")[0]
@@ -223,7 +223,7 @@ async def test_a_game_on_both_replicas_logs_every_ack_once(stack: Stack) -> None
     replaced = await asyncio.to_thread(stack.up, "--no-deps", "server")
     replicas = stack.containers("server")
     assert len(replicas) == 2 and gone not in replicas, replicas
-    await asyncio.to_thread(stack.read_from_every_replica, f"/api/games/{games[room]}")
+    await asyncio.to_thread(stack.read_games_from_every_replica, games)
     print(f"archived once {took:.1f} s after its end was seen; {gone} replaced by "
           f"{set(replicas) - {gone}} in {replaced:.1f} s, and the game read from both")
 
@@ -286,8 +286,7 @@ async def test_after_a_full_stop_and_a_start_in_another_order_it_heals_and_fails
     print(f"killed {victim} (room {room}) after {at_kill} acks; {heir} took over within "
           f"{failover:.1f} s; {checked} acknowledged actions, each logged once; "
           f"{sum(again)} sent again; the game ended {played:.1f} s after the kill")
-    heir_env = {"CRIBBAGE_REDIS_URL": f"redis://{ADDRESS[heir]}:6379"}
-    took, _ = await asyncio.to_thread(stack.check_archived, [room], acks, heir_env)
+    took, _ = await asyncio.to_thread(stack.check_archived, records, acks)
     print(f"the game is in PostgreSQL once ({took:.1f} s after its end was seen)")
 
     # The proxy and the replicas still answer.
