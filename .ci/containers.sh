@@ -12,8 +12,8 @@
 # Debian release, the same major versions), so the same files work on a machine that
 # pulls the upstream images. One function per stand-in (image_*), each with a recipe
 # version: an image already present with its recipe's version is kept (a second run on
-# the same machine redoes no debootstrap). To add one (e.g. PostgreSQL): write
-# image_<name> like image_redis and add it to STANDINS.
+# the same machine redoes no debootstrap). To add one: write image_<name> like image_redis
+# (or, with files beside its Dockerfile, like image_postgres) and add it to STANDINS.
 #
 # Where no engine can run (not root, no cgroups, no overlay file system, no network
 # namespaces) it says so loudly and exits 0 having written "skip: <reason>" to the state
@@ -26,7 +26,7 @@ STATE=${CRIBBAGE_CONTAINERS_STATE:-/tmp/cribbage-containers.state}
 PIDFILE=/run/cribbage-dockerd.pid
 ENGINE_LOG=/var/log/cribbage-dockerd.log
 PROJECT_IMAGE=cribbage-server:latest  # the image: of the compose files' server service
-STANDINS=(image_debian image_redis image_nginx)
+STANDINS=(image_debian image_redis image_nginx image_postgres)
 
 say() { echo "containers: $*"; }
 loud_skip() {
@@ -240,6 +240,86 @@ EXPOSE 80
 STOPSIGNAL SIGQUIT
 CMD ["nginx", "-g", "daemon off;"]
 EOF
+  made "$tag" "$version" "$old"
+}
+
+# postgres:15-bookworm: Debian's PostgreSQL 15 with the upstream image's interface, the
+# part the compose files use: the data directory /var/lib/postgresql/data (PGDATA) is a
+# volume; on a first start with it empty, docker-entrypoint.sh runs initdb (UTF-8, locale
+# C.UTF-8), makes POSTGRES_USER (default postgres) the superuser with POSTGRES_PASSWORD
+# (required, unless POSTGRES_HOST_AUTH_METHOD=trust), creates POSTGRES_DB (default: the
+# user's name) and lets password logins (scram-sha-256) in from any address; the server
+# then listens on 5432 (a first start's setup runs on a server that listens on no TCP
+# port, so pg_isready over TCP answers only once the real one is up). Unlike upstream: no
+# /docker-entrypoint-initdb.d scripts, no gosu (the image runs as user postgres), and
+# Debian's minor version (15.x of bookworm).
+image_postgres() {
+  local tag=postgres:15-bookworm version=1 old
+  needs "$tag" "$version" || return 0
+  old="$(image_id "$tag")"
+  say "making $tag"
+  local context
+  context="$(mktemp -d /tmp/cribbage-postgres.XXXXXX)"
+  cat >"$context/Dockerfile" <<'EOF'
+FROM debian:bookworm-slim
+# No cluster made by the package's own scripts (the entrypoint makes one in PGDATA).
+RUN mkdir -p /etc/postgresql-common/createcluster.d \
+    && echo 'create_main_cluster = false' \
+       >/etc/postgresql-common/createcluster.d/no-main.conf \
+    && apt-get update && apt-get install -y --no-install-recommends postgresql-15 \
+    && rm -rf /var/lib/apt/lists/* \
+    && mkdir -p /var/lib/postgresql/data /var/run/postgresql \
+    && chown postgres:postgres /var/lib/postgresql/data /var/run/postgresql \
+    && chmod 0700 /var/lib/postgresql/data
+COPY docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
+ENV PATH=/usr/lib/postgresql/15/bin:$PATH PGDATA=/var/lib/postgresql/data
+VOLUME /var/lib/postgresql/data
+USER postgres
+EXPOSE 5432
+STOPSIGNAL SIGINT
+ENTRYPOINT ["sh", "/usr/local/bin/docker-entrypoint.sh"]
+CMD ["postgres"]
+EOF
+  cat >"$context/docker-entrypoint.sh" <<'EOF'
+#!/bin/sh
+# The stand-in postgres image's entrypoint (.ci/containers.sh, image_postgres).
+set -eu
+# "postgres [ARGS]" or just server flags: set up a first start, then run the server;
+# anything else is run as it is (e.g. "psql ...").
+case "${1:-}" in
+  postgres) shift ;;
+  -*) ;;
+  *) exec "$@" ;;
+esac
+user=${POSTGRES_USER:-postgres}
+db=${POSTGRES_DB:-$user}
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  auth=${POSTGRES_HOST_AUTH_METHOD:-scram-sha-256}
+  if [ -z "${POSTGRES_PASSWORD:-}" ] && [ "$auth" != trust ]; then
+    echo "postgres: POSTGRES_PASSWORD is not set (or POSTGRES_HOST_AUTH_METHOD=trust)" >&2
+    exit 1
+  fi
+  echo "postgres: a first start: initdb in $PGDATA"
+  pwfile="$(mktemp)"
+  printf '%s\n' "${POSTGRES_PASSWORD:-}" >"$pwfile"
+  initdb -D "$PGDATA" --username="$user" --pwfile="$pwfile" --encoding=UTF8 \
+    --locale=C.UTF-8 --auth-local=trust --auth-host="$auth" >/dev/null
+  rm -f "$pwfile"
+  printf '%s\n' "host all all all $auth" >>"$PGDATA/pg_hba.conf"
+  if [ "$db" != postgres ]; then
+    pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null
+    psql -v ON_ERROR_STOP=1 -q --username="$user" --dbname=postgres \
+      --set db="$db" --set user="$user" <<'SQL'
+CREATE DATABASE :"db" OWNER :"user";
+SQL
+    pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
+  fi
+  echo "postgres: database $db of user $user made"
+fi
+exec postgres -c listen_addresses='*' "$@"
+EOF
+  quietly docker_build -t "$tag" "$context"
+  rm -rf "$context"
   made "$tag" "$version" "$old"
 }
 

@@ -1,8 +1,9 @@
 """The Docker files, checked without a Docker engine: the compose files parse and say what
 the server reads (every ``CRIBBAGE_*`` variable is a setting and validates; only the proxy's
 fixed address is trusted to name clients), the published port is a setting, the proxy
-starts only on healthy replicas, the cluster compose file has the topology docs/scaling.md
-describes on fixed node addresses, the proxy configuration finds the replicas by name at
+starts only on healthy replicas, the replicas archive to the PostgreSQL service of the
+file, the cluster compose file has the topology docs/scaling.md describes on fixed node
+addresses, the proxy configuration finds the replicas by name at
 each request and keeps the port in share links, every base image is one CI makes a
 stand-in of, the build context holds only what the image installs, and the Dockerfile
 passes hadolint. (The files themselves run in tests/containers where an engine answers; the
@@ -94,7 +95,8 @@ def test_only_the_proxy_is_trusted_and_it_starts_on_healthy_replicas(name: str) 
 @pytest.mark.parametrize("name", COMPOSE_FILES)
 def test_every_base_image_is_one_ci_makes(name: str) -> None:
     made = standins()
-    assert {"debian:bookworm-slim", "redis:7-bookworm", "nginx:stable-bookworm"} <= made
+    assert {"debian:bookworm-slim", "redis:7-bookworm", "nginx:stable-bookworm",
+            "postgres:15-bookworm"} <= made
     images = {s["image"] for s in compose(name)["services"].values()} - {"cribbage-server:latest"}
     assert images <= made, images - made
     bases = set(re.findall(r"^FROM (\S+)", (ROOT / "Dockerfile").read_text(), re.M))
@@ -142,7 +144,41 @@ def test_the_cluster_compose_file_runs_three_primaries_with_replicas() -> None:
                            for k, v in environment(server).items()})
     assert settings.redis_cluster and settings.redis_url == "redis://redis-1:6379"
     assert server["depends_on"] == {
-        "redis-init": {"condition": "service_completed_successfully"}}
+        "redis-init": {"condition": "service_completed_successfully"},
+        "postgres": {"condition": "service_healthy"}}
+
+
+@pytest.mark.parametrize("name", COMPOSE_FILES)
+def test_the_replicas_archive_to_the_compose_files_postgresql(name: str) -> None:
+    from sqlalchemy.engine import make_url
+
+    from server.database import database_url
+
+    spec = compose(name)
+    services = spec["services"]
+    pg = defaults(services["postgres"])
+    assert pg["image"] == "postgres:15-bookworm" and "ports" not in pg
+    # Its data in a named volume of the file (kept by `down`, removed by `down -v`).
+    assert pg["volumes"] == ["postgres-data:/var/lib/postgresql/data"]
+    assert "postgres-data" in spec["volumes"]
+    check = pg["healthcheck"]["test"]
+    assert check[:2] == ["CMD", "pg_isready"] and "127.0.0.1" in check
+    env = pg["environment"]
+    # The replicas connect with asyncpg as the user, with the password and to the database
+    # that the postgres service makes on its first start.
+    url = make_url(database_url(environment(services["server"])["CRIBBAGE_DATABASE_URL"]))
+    assert url.drivername == "postgresql+asyncpg"
+    assert (url.host, url.port) == ("postgres", 5432)
+    assert (url.username, url.password, url.database) == (
+        env["POSTGRES_USER"], env["POSTGRES_PASSWORD"], env["POSTGRES_DB"])
+    assert check[check.index("-U") + 1] == env["POSTGRES_USER"]
+    assert check[check.index("-d") + 1] == env["POSTGRES_DB"]
+    # The same password setting in both places.
+    raw = services["server"]["environment"]["CRIBBAGE_DATABASE_URL"]
+    assert "${CRIBBAGE_DB_PASSWORD:-cribbage}" in raw
+    assert services["postgres"]["environment"]["POSTGRES_PASSWORD"] == (
+        "${CRIBBAGE_DB_PASSWORD:-cribbage}")
+    assert services["server"]["depends_on"]["postgres"] == {"condition": "service_healthy"}
 
 
 def test_the_proxy_finds_the_replicas_at_each_request_and_keeps_the_port() -> None:

@@ -23,13 +23,29 @@ from typing import Any
 import httpx
 
 from protocol.client import Client
+from server.database import head_revision
+from server.database.engine import MIGRATION_LOCK, alembic_config
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-BASE_IMAGES = ("debian:bookworm-slim", "redis:7-bookworm", "nginx:stable-bookworm")
+BASE_IMAGES = ("debian:bookworm-slim", "redis:7-bookworm", "nginx:stable-bookworm",
+               "postgres:15-bookworm")
 """The images the project's Dockerfile and compose files are built on."""
 UP_SECONDS = 180
 """Longest a ``compose up --wait`` (or a build) may take."""
+ARCHIVE_SECONDS = 60
+"""Longest an ended game may take to be in the database."""
+DATABASE = ("cribbage", "cribbage")
+"""The compose files' database user and database (``postgres`` service)."""
+
+
+def shipped_migrations() -> list[str]:
+    """The revisions of the migrations in server/database/migrations, oldest first."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(alembic_config())
+    return [r.revision for r in reversed(list(script.walk_revisions()))]
+
 
 
 class DockerError(AssertionError):
@@ -113,6 +129,10 @@ class Stack:
         """The proxy container's start time (Docker's text)."""
         self.health: dict[str, Any] = {}
         """Each replica's ``State.Health`` right after that ``up``."""
+        self.games: dict[str, str] = {}
+        """Games the tests saw archived (room -> game id), for later tests to read again."""
+        self.lock_holder: subprocess.Popen[str] | None = None
+        """The psql session holding the migration lock (:meth:`hold_migration_lock`)."""
 
     # -- compose ---------------------------------------------------------------------------
     def compose(self, *args: str, timeout: float = 60, check: bool = True) -> str:
@@ -132,6 +152,7 @@ class Stack:
         """Everything removed: containers, the network, volumes (the nodes' anonymous
         ``/data`` ones too), placeholders. Returns what is left of them (nothing)."""
         self.release_placeholders()
+        self.release_migration_lock()
         label = f"label=com.docker.compose.project={self.name}"
         containers = docker("ps", "-a", "-q", "--filter", label).split()
         volumes = set()
@@ -218,6 +239,195 @@ class Stack:
                         stdin=(HERE / "read_rooms.py").read_text(), env=env, timeout=60)
         return json.loads(out)
 
+    # -- the database ----------------------------------------------------------------------
+    def sql(self, query: str) -> list[list[str]]:
+        """The rows of ``query`` run with psql in the ``postgres`` container, as the compose
+        files' database user (each row a list of texts)."""
+        user, db = DATABASE
+        out = self.exec(self.containers("postgres")[0], "psql", "-X", "-q", "-v",
+                        "ON_ERROR_STOP=1", "-U", user, "-d", db, "-tA", "-F", "\t",
+                        "-c", query)
+        return [line.split("\t") for line in out.splitlines() if line]
+
+    def archived(self, games: dict[str, str]) -> dict[str, dict[str, Any]]:
+        """What the database holds of ``games`` (room -> game id): for each room that has
+        rows in ``games``, their ids, and for the (first) row its status, first and last
+        version, number of seats and its log (``game_logs``, parsed)."""
+        assert all(re.fullmatch(r"[A-Za-z0-9]+", r) for r in games), games  # quoted as is
+        rooms = ", ".join(f"'{r}'" for r in games)
+        rows = self.sql(
+            "SELECT g.room_id, g.id, g.status, g.first_version, g.last_version, "
+            "(SELECT count(*) FROM game_seats s WHERE s.game_id = g.id), l.entries "
+            "FROM games g LEFT JOIN game_logs l ON l.game_id = g.id "
+            f"WHERE g.room_id IN ({rooms}) ORDER BY g.room_id, g.id")
+        out: dict[str, dict[str, Any]] = {}
+        for room, gid, status, first, last, seats, entries in rows:
+            record = out.setdefault(room, {
+                "ids": [], "status": status, "first": int(first), "version": int(last),
+                "seats": int(seats), "log": json.loads(entries) if entries else None})
+            record["ids"].append(gid)
+        return out
+
+    def wait_archived(self, games: dict[str, str], within: float = ARCHIVE_SECONDS
+                      ) -> tuple[float, dict[str, dict[str, Any]]]:
+        """Seconds until every one of ``games`` (room -> game id) is in the database, and
+        :meth:`archived` then.
+
+        Raises:
+            AssertionError: not all of them within ``within`` seconds.
+        """
+        started = time.monotonic()
+        while True:
+            found = self.archived(games)
+            if set(found) == set(games):
+                return time.monotonic() - started, found
+            assert time.monotonic() - started < within, (
+                f"not archived within {within} s: {sorted(set(games) - set(found))}")
+            time.sleep(0.5)
+
+    def migration_lock(self) -> tuple[int, int]:
+        """(sessions holding, sessions waiting for) the servers' migration lock
+        (``server.database.engine.MIGRATION_LOCK``, a PostgreSQL advisory lock)."""
+        rows = self.sql("SELECT count(*) FILTER (WHERE granted), count(*) FILTER (WHERE NOT "
+                        "granted) FROM pg_locks WHERE locktype = 'advisory' AND classid = "
+                        f"{MIGRATION_LOCK >> 32} AND objid = {MIGRATION_LOCK & 0xFFFFFFFF} "
+                        "AND objsubid = 1")
+        return int(rows[0][0]), int(rows[0][1])
+
+    def wait_migration_lock(self, holding: int, waiting: int, within: float = 30) -> float:
+        """Seconds until :meth:`migration_lock` is (``holding``, ``waiting``)."""
+        started = time.monotonic()
+        while (now := self.migration_lock()) != (holding, waiting):
+            assert time.monotonic() - started < within, (
+                f"migration lock (holding, waiting) {now}, not {(holding, waiting)}")
+            time.sleep(0.2)
+        return time.monotonic() - started
+
+    def hold_migration_lock(self) -> None:
+        """Take the servers' migration lock in a psql session of the ``postgres`` container
+        (so that replicas started now all wait for it at once); held until
+        :meth:`release_migration_lock`."""
+        user, db = DATABASE
+        self.lock_holder = subprocess.Popen(
+            ["docker", "exec", "-i", self.containers("postgres")[0], "psql", "-X", "-q",
+             "-v", "ON_ERROR_STOP=1", "-U", user, "-d", db],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            text=True, cwd=ROOT)
+        assert self.lock_holder.stdin is not None
+        self.lock_holder.stdin.write(f"SELECT pg_advisory_lock({MIGRATION_LOCK});\n")
+        self.lock_holder.stdin.flush()
+        self.wait_migration_lock(1, 0)
+
+    def release_migration_lock(self) -> None:
+        """End the session of :meth:`hold_migration_lock` (if any): the lock is free."""
+        holder, self.lock_holder = self.lock_holder, None
+        if holder is None:
+            return
+        if holder.stdin is not None:
+            holder.stdin.close()
+        try:
+            holder.wait(10)
+        except subprocess.TimeoutExpired:
+            holder.kill()
+            holder.wait(10)
+
+    def migrated(self) -> dict[str, bool]:
+        """Whether each running replica has migrated its database (its log has the line
+        ``server.database.engine`` writes when ``Database.migrate`` succeeded)."""
+        done = f" at revision {head_revision()}"
+        return {c: any("server.database.engine database " in line and line.endswith(done)
+                       for line in docker("logs", c, stderr=True).splitlines())
+                for c in self.containers("server")}
+
+    def wait_migrated(self, within: float = 60) -> float:
+        """Seconds until every replica has migrated its database (:meth:`migrated`)."""
+        started = time.monotonic()
+        while not all((now := self.migrated()).values()):
+            assert time.monotonic() - started < within, f"not migrated: {now}"
+            time.sleep(0.3)
+        return time.monotonic() - started
+
+    def migrations_run(self) -> list[str]:
+        """The migrations the replicas ran, as their logs tell (Alembic's ``Running upgrade``
+        lines of every server container, stopped ones included)."""
+        return [line.split("Running upgrade", 1)[1].strip()
+                for c in self.containers("server", all_states=True)
+                for line in docker("logs", c, stderr=True).splitlines()
+                if "Running upgrade" in line]
+
+    def check_migrated_once(self) -> tuple[float, list[str]]:
+        """Check that the replicas, started together on an empty database, migrated it
+        once: every replica reports it migrated, their logs hold one ``Running upgrade``
+        per shipped migration in all, the database is at the newest, and nobody holds or
+        waits for the migration lock. Returns (seconds waited for the replicas, those log
+        lines)."""
+        took = self.wait_migrated()
+        ran = self.migrations_run()
+        shipped = shipped_migrations()
+        assert len(shipped) >= 2 and shipped[-1] == head_revision(), shipped
+        assert [line.split(",")[0].split("->")[1].strip() for line in ran] == shipped, ran
+        head = self.sql("SELECT version_num FROM alembic_version")
+        assert head == [[shipped[-1]]], head
+        assert self.migration_lock() == (0, 0)
+        return took, ran
+
+    def check_archived(self, records: dict[str, dict[str, Any]],
+                       acks: list[tuple[str, int, dict[str, Any]]]
+                       ) -> tuple[float, dict[str, str]]:
+        """Check that the game of each room of ``records`` (:meth:`rooms`, its game played
+        to the end) is in the database exactly once — one ``games`` row, finished, two
+        seats, its archived log holding every acknowledged action of ``acks`` once at its
+        version — and that ``GET /api/games/{id}`` through the proxy is answered by every
+        replica. Returns (seconds until all were archived, room -> game id)."""
+        games = {r: record["game_id"] for r, record in records.items()}
+        took, archived = self.wait_archived(games)
+        for room, gid in games.items():
+            got = archived[room]
+            assert got["ids"] == [gid] and got["status"] == "finished", got
+            assert got["seats"] == 2 and got["version"] <= records[room]["version"], got
+        exactly_once(acks, archived)
+        self.read_games_from_every_replica(games)
+        self.games.update(games)
+        return took, games
+
+    def read_games_from_every_replica(self, games: dict[str, str]) -> None:
+        """``GET /api/games/{id}`` of each of ``games`` (room -> game id) through the proxy
+        until every running replica has answered each with 200 and that game."""
+        paths = {f"/api/games/{gid}": (room, gid) for room, gid in games.items()}
+        for path, answers in self.read_from_every_replica(list(paths)).items():
+            room, gid = paths[path]
+            for answer in answers:
+                body = answer.json()
+                assert body["game_id"] == gid and body["room"] == room, body
+
+    def read_from_every_replica(self, paths: list[str], most: int = 40
+                                ) -> dict[str, list[httpx.Response]]:
+        """GET each of ``paths`` through the proxy until each running replica has answered
+        it with 200 (as its access log tells); returns every answer, by path.
+
+        Raises:
+            AssertionError: an answer was not 200, or ``most`` requests of a path did not
+                reach every replica.
+        """
+        replicas = set(self.containers("server"))
+        since = f"{time.time() - 0.5:.3f}"  # the engine runs on this machine: one clock
+        answers: dict[str, list[httpx.Response]] = {p: [] for p in paths}
+        served: dict[str, set[str]] = {p: set() for p in paths}
+        while True:
+            left = [p for p in paths if served[p] != replicas]
+            if not left:
+                return answers
+            for path in left:
+                assert len(answers[path]) < most, (
+                    f"{most} requests for {path} reached only {sorted(served[path])}")
+                for _ in range(4):
+                    answers[path].append(self.get(path))
+                    assert answers[path][-1].status_code == 200, (path, answers[path][-1].text)
+            logs = {r: docker("logs", "--since", since, r, stderr=True) for r in replicas}
+            for path in left:
+                served[path] = {r for r, text in logs.items()
+                                if f'"GET {path} HTTP/1.1" 200' in text}
+
     # -- through the proxy -----------------------------------------------------------------
     @property
     def http(self) -> str:
@@ -268,12 +478,15 @@ def exactly_once(acks: list[tuple[str, int, dict[str, Any]]],
                  rooms: dict[str, dict[str, Any]]) -> int:
     """Check that every acknowledged action (room, seat, ack frame) is in its room's log
     exactly once, at the acknowledged version, that no action id is in a log twice, and
-    that each log's versions run 1..version with no gap. Returns the number checked."""
+    that each log's versions run ``first`` (default 1) .. ``version`` with no gap. ``rooms``
+    holds the rooms' logs as the store keeps them, or as the archive does
+    (:meth:`Stack.archived`). Returns the number checked."""
     for room, record in rooms.items():
         log = record["log"]
         ids = [(e["seat"], e["id"]) for e in log if "id" in e]
         assert len(ids) == len(set(ids)), f"an action applied twice in {room}"
-        assert [e["v"] for e in log] == list(range(1, record["version"] + 1)), room
+        assert [e["v"] for e in log] == list(range(record.get("first", 1),
+                                                   record["version"] + 1)), room
     for room, seat, ack in acks:
         hits = [e for e in rooms[room]["log"]
                 if e.get("id") == ack["action_id"] and e.get("seat") == seat]

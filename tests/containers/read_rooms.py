@@ -1,5 +1,6 @@
 """Run inside a server container (``docker exec -i CONTAINER python - ROOM...``, by
-tests/containers): prints, as one JSON object, each room's status, version and log, read
+tests/containers): prints, as one JSON object, each room's status, version, log and the
+id its current game has (or will have) in the archive, read
 with the server's own store from the store the container's settings name (Redis or a
 Redis Cluster). Not collected by pytest (no ``test_`` prefix)."""
 
@@ -10,6 +11,7 @@ import json
 import sys
 
 from server.app import redis_client, redis_cluster_client
+from server.archive.outbox import game_id
 from server.settings import Settings
 from server.store.cluster import ClusterRedisStore
 from server.store.redis import RedisStore
@@ -29,7 +31,9 @@ async def main(rooms: list[str]) -> None:
             record, _ = await store.load(room)
             out[room] = {"status": record.status if record else None,
                          "version": record.version if record else None,
-                         "log": await store.log(room)}
+                         "log": await store.log(room),
+                         "game_id": (game_id(room, record.created, record.game_number)
+                                     if record else None)}
     finally:
         await store.close()
     print(json.dumps(out))

@@ -1,5 +1,5 @@
-"""docker-compose.yml run for real: Redis, two server replicas built from the project's
-Dockerfile, and nginx with deploy/nginx.conf on a published port.
+"""docker-compose.yml run for real: Redis, PostgreSQL, two server replicas built from the
+project's Dockerfile, and nginx with deploy/nginx.conf on a published port.
 
 * The proxy starts only once both replicas are healthy, so the first requests after
   ``up --wait`` succeed (issue 17: ~2 s of 502 before).
@@ -8,6 +8,14 @@ Dockerfile, and nginx with deploy/nginx.conf on a published port.
 * After ``up -d --force-recreate --no-deps server`` the replicas have new addresses and
   nginx follows them at once: no 502, both new replicas serve (issue 17: nginx resolved
   ``server`` once and sent everything to a dead address).
+* The two replicas, started while a session holds the servers' migration lock (a
+  PostgreSQL advisory lock), both wait for it at once; released, they migrate the empty
+  database once (one ``Running upgrade`` per shipped migration in all their logs, the
+  database at the newest).
+* Every game played to its end is in PostgreSQL exactly once (one ``games`` row, its log
+  holding every acknowledged action once; the replicas wrote two between them), and
+  ``GET /api/games/{id}`` through nginx is answered by both replicas — and, after the
+  replicas were recreated (new containers), by both new ones.
 * ``/metrics`` and ``/readyz`` answer through the proxy and on each replica.
 
 Skipped, loudly, where no Docker engine answers (conftest.py); bounded in time (every
@@ -47,6 +55,11 @@ def stack(engine: None, request: pytest.FixtureRequest) -> Iterator[Stack]:
         # starts; released before the replicas are recreated, they make sure the new
         # replicas get addresses no replica had.
         s.hold_addresses(2)
+        # The database first, and a session holding the servers' migration lock: the two
+        # replicas then start and both wait for it at once (released in
+        # test_the_replicas_started_together_migrate_the_database_once).
+        s.up("postgres")
+        s.hold_migration_lock()
         s.up_seconds = s.up()
         # At once after `up --wait`: requests and a WebSocket through the proxy.
         s.first_http = [s.get(p).status_code for p in ["/readyz", "/", "/healthz"] * 5]
@@ -95,6 +108,16 @@ def test_the_proxy_starts_after_healthy_replicas_and_its_first_requests_succeed(
         assert passed and min(passed) <= proxy_start, (replica, health["Log"], proxy_start)
 
 
+def test_the_replicas_started_together_migrate_the_database_once(stack: Stack) -> None:
+    # Both replicas wait for the migration lock at once, neither has migrated.
+    stack.wait_migration_lock(1, 2)
+    assert not any(stack.migrated().values())
+    stack.release_migration_lock()
+    took, ran = stack.check_migrated_once()
+    print(f"both replicas waited for the migration lock at once; released, both report the "
+          f"database migrated within {took:.1f} s; run once: {ran}")
+
+
 async def play_games(stack: Stack, games: int, seed: int) -> tuple[list[str], list[Any]]:
     """``games`` two-player games to 61, each with seat 0 on one replica and seat 1 on the
     other, played to the end through the proxy. Returns (rooms, acks)."""
@@ -138,6 +161,15 @@ async def test_games_through_the_proxy_on_both_replicas_log_every_ack_once(
     checked = exactly_once(acks, records)
     print(f"{checked} acknowledged actions in 2 games, each logged once; accepted by "
           f"replica: { {r: after[r] - before.get(r, 0) for r in after} }")
+    took, _ = await asyncio.to_thread(stack.check_archived, records, acks)
+    # Archived exactly once across the replicas: two games written, none twice.
+    written = {r: stack.replica_metrics(r) for r in stack.containers("server")}
+    counts = {r: (m.get('cribbage_archive_games_total{outcome="written"}', 0.0),
+                  m.get('cribbage_archive_games_total{outcome="duplicate"}', 0.0))
+              for r, m in written.items()}
+    assert sum(w for w, _ in counts.values()) == 2, counts
+    print(f"both games in PostgreSQL once, {took:.1f} s after their end was seen; "
+          f"(written, duplicate) by replica: {counts}; each read from both replicas")
 
 
 async def test_nginx_follows_recreated_replicas(stack: Stack) -> None:
@@ -154,7 +186,14 @@ async def test_nginx_follows_recreated_replicas(stack: Stack) -> None:
     codes = [(await asyncio.to_thread(stack.get, "/readyz")).status_code for _ in range(30)]
     assert codes == [200] * 30, codes
     rooms, acks = await play_games(stack, 1, seed=2)
-    exactly_once(acks, await asyncio.to_thread(stack.rooms, rooms))
+    records = await asyncio.to_thread(stack.rooms, rooms)
+    exactly_once(acks, records)
+    # The new replicas (new containers: nothing of the old ones' file systems) read the
+    # games archived before, and archive the new one.
+    before = dict(stack.games)
+    assert before, "no game was archived before"
+    await asyncio.to_thread(stack.check_archived, records, acks)
+    await asyncio.to_thread(stack.read_games_from_every_replica, before)
     proxy_log = docker("logs", "--since", since, stack.containers("proxy")[0], stderr=True)
     refused = [line for line in proxy_log.splitlines()
                if "connect() failed" in line or " 502 " in line]

@@ -1,14 +1,16 @@
 """docker-compose.cluster.yml run for real: six Redis Cluster nodes (three primaries with a
-replica each) joined by redis-init, two server replicas in cluster mode, nginx.
+replica each) joined by redis-init, PostgreSQL, two server replicas in cluster mode, nginx.
 
 * Up: the cluster is whole as every node sees it, the first requests through the proxy
-  succeed, and games are played with a seat on each replica (every acknowledged action
-  logged once).
+  succeed, the two replicas migrated the empty database once, and games are played with
+  a seat on each replica (every acknowledged action logged once); the game is in
+  PostgreSQL exactly once and read through nginx from both replicas; one replica is
+  removed and replaced by a new container, and both (the new one too) read it still.
 * Full stop, then the nodes started one by one in another order: every node is back at its
   fixed address and the cluster is whole again (issue 17: two nodes stayed ``noaddr`` for
   good, hidden by ``cluster_state:ok``); then, mid-game, the primary of the room's shard
   is killed: its replica takes over and the game is played to the end, every acknowledged
-  action logged once.
+  action logged once — in the room's log and in the archive, where it is once.
 * ``/metrics`` and ``/readyz`` through the proxy.
 
 Skipped, loudly, where no Docker engine answers (conftest.py); bounded in time and always
@@ -194,6 +196,9 @@ def test_up_makes_a_whole_cluster_and_the_first_requests_succeed(stack: Stack) -
     print(f"whole as every node sees it after {took:.1f} s (first seen: {seen})")
     for node in NODES:
         assert stack.address(container_of(stack, node)) == ADDRESS[node]
+    waited, ran = stack.check_migrated_once()
+    print(f"both replicas report the database migrated (waited {waited:.1f} s); run once: "
+          f"{len(ran)} migrations")
 
 
 async def test_a_game_on_both_replicas_logs_every_ack_once(stack: Stack) -> None:
@@ -210,6 +215,17 @@ async def test_a_game_on_both_replicas_logs_every_ack_once(stack: Stack) -> None
     records = await asyncio.to_thread(stack.rooms, [room])
     assert records[room]["status"] == "game_over"
     print(f"{exactly_once(acks, records)} acknowledged actions, each logged once")
+    took, games = await asyncio.to_thread(stack.check_archived, records, acks)
+    # One replica removed and replaced by a new container: the archive is read still, by
+    # the new replica too (nothing of it lived in the old one).
+    gone = stack.containers("server")[0]
+    await asyncio.to_thread(docker, "rm", "-f", gone)
+    replaced = await asyncio.to_thread(stack.up, "--no-deps", "server")
+    replicas = stack.containers("server")
+    assert len(replicas) == 2 and gone not in replicas, replicas
+    await asyncio.to_thread(stack.read_games_from_every_replica, games)
+    print(f"archived once {took:.1f} s after its end was seen; {gone} replaced by "
+          f"{set(replicas) - {gone}} in {replaced:.1f} s, and the game read from both")
 
 
 async def test_after_a_full_stop_and_a_start_in_another_order_it_heals_and_fails_over(
@@ -270,6 +286,8 @@ async def test_after_a_full_stop_and_a_start_in_another_order_it_heals_and_fails
     print(f"killed {victim} (room {room}) after {at_kill} acks; {heir} took over within "
           f"{failover:.1f} s; {checked} acknowledged actions, each logged once; "
           f"{sum(again)} sent again; the game ended {played:.1f} s after the kill")
+    took, _ = await asyncio.to_thread(stack.check_archived, records, acks)
+    print(f"the game is in PostgreSQL once ({took:.1f} s after its end was seen)")
 
     # The proxy and the replicas still answer.
     ready = stack.get("/readyz")
