@@ -127,6 +127,10 @@ game_seats = Table(
     Column("skunk", String(8), nullable=False, comment="none | skunk | double (taken)"),
     Column("skunks_given", SmallInteger, nullable=False,
            comment="losing sides skunked (single or double) when this seat's side won"),
+    Column("double_skunks_given", SmallInteger, nullable=False, server_default="0",
+           comment="of skunks_given, the double skunks"),
+    Column("drawn", Boolean, nullable=False, server_default=false(),
+           comment="a drawn game this seat's side did not lose"),
     # copied from the game, so a player's history and statistics read this table alone
     Column("status", String(16), nullable=False),
     Column("table_kind", String(8), nullable=False),
@@ -157,6 +161,8 @@ game_seats = Table(
 )
 Index("ix_game_seats_player", game_seats.c.player_id, game_seats.c.ended_at,
       game_seats.c.game_id)
+Index("ix_game_seats_player_status", game_seats.c.player_id, game_seats.c.status,
+      game_seats.c.ended_at, game_seats.c.won)  # a profile's streaks (migration 0005)
 
 game_deals = Table(
     "game_deals",
