@@ -167,6 +167,36 @@ SERVER_MEANINGS: dict[str, str] = {
         "address read more profiles and pages of games than history_reads_per_minute "
         "allows; nothing was read; wait retry_after seconds"
     ),
+    "bad_player": (
+        "a player credential (HTTP: Authorization: Player <id>.<secret>; hello.player) that "
+        "is missing where needed, malformed, unknown, wrong, or of a deleted player "
+        "(HTTP 401); after hello the connection stays open and may say hello again"
+    ),
+    "bad_request": (
+        "HTTP only (/api/players...): a body that is not a JSON object of the documented "
+        "fields and values; nothing changed"
+    ),
+    "bad_code": (
+        "HTTP only (POST /api/players/link): no live one-time code is that (never made, "
+        "expired, already used, or a wrong letter); the try counts against the address's "
+        "code_tries_per_hour and, when its first half names a live code, that code's tries"
+    ),
+    "too_many_tries": (
+        "HTTP only (POST /api/players/link): that one-time code had link_code_tries wrong "
+        "tries and is dead; make a new code on the other device"
+    ),
+    "too_many_players": (
+        "HTTP only (POST /api/players, 429 with Retry-After): this client address made more "
+        "players than players_per_hour allows; nothing was made"
+    ),
+    "too_many_link_codes": (
+        "HTTP only (POST /api/players/me/link, 429 with Retry-After): this player made more "
+        "one-time codes than link_codes_per_hour allows; nothing was made"
+    ),
+    "too_many_code_tries": (
+        "HTTP only (POST /api/players/link, 429 with Retry-After): this client address "
+        "entered more wrong codes than code_tries_per_hour allows; the code was not tried"
+    ),
 }
 """Codes the server itself sends (room service, sessions, HTTP)."""
 
@@ -191,7 +221,7 @@ ERROR_CODES: tuple[str, ...] = (
     "bad_seat", "seat_taken", "already_seated", "name_taken", "bad_token", "not_player_token",
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
     "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
-    "request_id_reused",
+    "request_id_reused", "bad_player", "database_unavailable",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -209,7 +239,8 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "store_unavailable", "outcome_unknown", "internal", "too_many_rooms",
     "too_many_connections", "too_many_room_reads", "request_id_reused", "game_not_found",
     "database_unavailable", "player_not_found", "player_deleted", "profile_private",
-    "bad_page_request", "too_many_history_reads",
+    "bad_page_request", "too_many_history_reads", "bad_player", "bad_request", "bad_name",
+    "bad_code", "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from .codes import HttpErrorCode
-from .messages import Level, RoomSettings, SeatInfo
+from .messages import DisplayName, Level, RoomSettings, SeatInfo
 from .shapes import Options
 
 
@@ -338,3 +338,86 @@ class PlayerGamesPage(_Model):
 
 ROOM_SUMMARY_ADAPTER: TypeAdapter[RoomSummary] = TypeAdapter(RoomSummary)
 """Validates a ``GET /api/rooms/{id}`` body."""
+
+
+# -- players (issue 18; docs/protocol.md "Players") ------------------------------------------
+
+PLAYER_ID = r"^[a-z2-7]{16}$"
+"""A player's public id (``server.players.store.PLAYER_ID_PATTERN``)."""
+
+PLAYER_SECRET = r"^[a-z2-7]{32}$"
+"""A player's secret (160 bits)."""
+
+PlayerLanguage = Literal["en", "da", "sv"]
+
+
+class CreatePlayerBody(_Model):
+    """``POST /api/players``: all optional (no name yet; English)."""
+
+    name: DisplayName | None = Field(
+        default=None, description="display name (the rules of seat names)")
+    language: PlayerLanguage = "en"
+
+
+class UpdatePlayerBody(_Model):
+    """``PATCH /api/players/me``: the fields to change (a field left out is kept; a null
+    name clears it)."""
+
+    name: DisplayName | None = Field(
+        default=None, description="display name (the rules of seat names); null: none")
+    language: PlayerLanguage | None = None
+    private: bool | None = Field(
+        default=None, description="true: profile and history are shown to the player only")
+
+
+class PlayerBody(_Model):
+    """A player as it sees itself (``GET``/``PATCH /api/players/me``)."""
+
+    id: str = Field(pattern=PLAYER_ID)
+    name: str | None
+    language: PlayerLanguage
+    private: bool
+    created_at: str = Field(description="ISO 8601, UTC.")
+
+
+class PlayerCreatedBody(_Model):
+    """``POST /api/players`` (201) and ``POST /api/players/link`` (200): the player and a
+    secret of its own for this device, shown this once (present
+    ``Authorization: Player <id>.<secret>``, or ``hello.player``)."""
+
+    id: str = Field(pattern=PLAYER_ID)
+    secret: str = Field(pattern=PLAYER_SECRET)
+    name: str | None
+    language: PlayerLanguage
+
+
+class LinkCodeBody(_Model):
+    """``POST /api/players/me/link`` (201): a one-time code for another device."""
+
+    code: str = Field(pattern=r"^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$",
+                      description="8 letters shown as ABCD-EFGH (dashes, spaces and case do "
+                      "not matter when it is entered)")
+    url: str = Field(description="the link that claims it: <base>/link/<code>")
+    expires_at: str = Field(description="ISO 8601, UTC: the code works until then, once")
+
+
+class ClaimLinkBody(_Model):
+    """``POST /api/players/link``: the code another device showed."""
+
+    code: str = Field(min_length=1, max_length=32)
+
+
+class PlayerExportBody(_Model):
+    """``GET /api/players/me/export``: everything the server holds about the player."""
+
+    format: Literal["cribbage-player-export"]
+    format_version: Literal[1]
+    exported_at: str = Field(description="ISO 8601, UTC.")
+    player: dict = Field(description="the players row (no secret hash)")
+    credentials: list[dict] = Field(
+        description="one per device: id, how (new | link | passkey), created_at, "
+        "last_used_at (no hashes)")
+    link_codes: list[dict] = Field(description="live one-time codes: handle (first half), "
+                                   "created_at, expires_at, tries")
+    games: list[dict] = Field(description="each archived game the player sat in: "
+                              "{game: games row, seat: the player's game_seats row}")

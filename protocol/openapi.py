@@ -108,6 +108,8 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         "the seconds in the `Retry-After` header (`error.retry_after` has them unrounded).",
         ["too_many_room_reads"],
     ),
+    "BadPlayer": ("401", "A player credential (`Authorization: Player <id>.<secret>`) that "
+                  "is malformed, unknown, wrong, or of a deleted player.", ["bad_player"]),
     "PlayerNotFound": ("404", "No player has that id.", ["player_not_found"]),
     "PlayerDeleted": ("410", "The player deleted themself: their profile and history are "
                       "gone (their seats in other players' games show as a deleted player).",
@@ -302,8 +304,9 @@ def build_document() -> dict[str, Any]:
                 "parameters": [_PLAYER],
                 "responses": {
                     "200": {"description": "The profile.", "content": _json("PlayerProfile")},
-                    **_errors("PlayerNotFound", "PlayerDeleted", "ProfilePrivate",
-                              "TooManyHistoryReads", "Internal", "DatabaseDown"),
+                    **_errors("BadPlayer", "PlayerNotFound", "PlayerDeleted",
+                              "ProfilePrivate", "TooManyHistoryReads", "Internal",
+                              "DatabaseDown"),
                 },
             }
         },
@@ -331,7 +334,7 @@ def build_document() -> dict[str, Any]:
                 ],
                 "responses": {
                     "200": {"description": "The page.", "content": _json("PlayerGamesPage")},
-                    **_errors("BadPageRequest", "PlayerNotFound", "PlayerDeleted",
+                    **_errors("BadPageRequest", "BadPlayer", "PlayerNotFound", "PlayerDeleted",
                               "ProfilePrivate", "TooManyHistoryReads", "Internal",
                               "DatabaseDown"),
                 },

@@ -68,6 +68,9 @@ from .limits import AddressLimits, client_address, http_protocol, retry_after_he
 from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
+from .players.auth import ApiError, api_error_response
+from .players.http import ROUTES as PLAYER_ROUTES
+from .players.store import PlayerStore
 from .presence import Presence
 from .proxies import ClientAddressMiddleware
 from .rooms import GameFactory, RoomError, RoomService
@@ -115,6 +118,7 @@ class Services:
     database: Database | None = None
     archiver: Archiver | None = None
     archive: ArchiveReader | None = None
+    players: PlayerStore | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +214,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.database = database
     services.archiver = Archiver(service, sweeper, database, settings)
     services.archive = ArchiveReader(database)
+    services.players = PlayerStore(database)
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
@@ -540,6 +545,7 @@ ROUTES = [
     Route("/api/rooms", create_room, methods=["POST"]),
     Route("/api/rooms/{room}", room_summary, methods=["GET"]),
     Route("/api/games/{game}", archived_game, methods=["GET"]),
+    *PLAYER_ROUTES,
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics, methods=["GET"]),
@@ -595,7 +601,8 @@ def create_app(
             Middleware(CORSMiddleware, **origins.cors_options()),
         ],
         exception_handlers={
-            StoreError: _store_down, RedisError: _store_down, Exception: _internal_error,
+            StoreError: _store_down, RedisError: _store_down, ApiError: api_error_response,
+            Exception: _internal_error,
         },
     )
     app.frame_ancestors = settings.frame_ancestors

@@ -235,6 +235,26 @@ class Settings(BaseSettings):
         50, ge=1, le=100, description="the most games a page of GET /api/players/{id}/games "
         "may ask for (limit=); more get 400 bad_page_request"
     )
+    players_per_hour: int = Field(
+        20, ge=0, description="players one client address may make per hour (POST "
+        "/api/players; all at once at most, then one every 3 minutes; 0: no limit); more "
+        "get 429 too_many_players. Counted across processes with Redis"
+    )
+    link_codes_per_hour: int = Field(
+        10, ge=0, description="one-time link codes one player may make per hour (POST "
+        "/api/players/me/link; 0: no limit); more get 429 too_many_link_codes"
+    )
+    code_tries_per_hour: int = Field(
+        30, ge=0, description="wrong link codes one client address may enter per hour (POST "
+        "/api/players/link; 0: no limit); past it every try gets 429 too_many_code_tries"
+    )
+    link_code_tries: int = Field(
+        5, ge=1, description="wrong tries one link code survives: the one that reaches this "
+        "kills the code (too_many_tries)"
+    )
+    link_code_ttl_seconds: float = Field(
+        600.0, gt=0, le=86400, description="how long a one-time link code works (once)"
+    )
     hello_timeout_seconds: float = Field(
         5.0, gt=0, description="a connection that has not said hello this long after the "
         "handshake is closed (1008)"

@@ -8,8 +8,16 @@ compares the two.
 * ``players``: a player (issue 18 point 1): the public id the archive's seats point at, the
   hash of its secret, display name, language, whether the profile is private, and when it
   was deleted (a deleted player keeps its row, emptied, so archived seats still point at
-  something; pages show "a deleted player"). Other credentials (device links, passkeys) are
-  tables of ``server.players``' own migrations.
+  something; pages show "a deleted player"). ``secret_hash`` is the hash of the player's
+  first secret (kept in step with its ``player_credentials`` row, ``how`` = ``new``);
+  authentication reads ``player_credentials``.
+* ``player_credentials``: one row per device credential of a player (``server.players``):
+  the SHA-256 hex of its secret and how it was made: ``new`` (the player's first),
+  ``link`` (a one-time code from another device), ``passkey`` (a passkey sign-in). Deleted
+  with the player's identity.
+* ``player_link_codes``: the one-time codes that give a player to another device
+  (``server.players.store``): a short lookup part (``handle``, the code's first half), the
+  SHA-256 hex of the whole code, its expiry, and the wrong tries it has had.
 * ``games``: one row per archived game: the room, its creation time and the game number (the
   unique key that makes archiving idempotent), ``finished`` or ``abandoned``, the options
   (whole, and the columns statistics group by), the room's settings, the result and final
@@ -73,6 +81,37 @@ players = Table(
     comment="a player: an identity without sign-up (issue 18 point 1); credentials of "
     "other devices and passkeys live in tables of their own",
 )
+
+player_credentials = Table(
+    "player_credentials",
+    metadata,
+    Column("id", String(32), primary_key=True, comment="the credential's id (not secret)"),
+    Column("player_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           nullable=False),
+    Column("secret_hash", String(64), nullable=False, comment="SHA-256 hex of the secret"),
+    Column("how", String(16), nullable=False, comment="new | link | passkey"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_used_at", DateTime(timezone=True), nullable=True),
+    comment="a player's device credentials: one secret per device (issue 18 points 1-2)",
+)
+Index("ix_player_credentials_player", player_credentials.c.player_id)
+
+player_link_codes = Table(
+    "player_link_codes",
+    metadata,
+    Column("handle", String(8), primary_key=True,
+           comment="the code's first half: finds the code, is not enough to claim it"),
+    Column("code_hash", String(64), nullable=False, comment="SHA-256 hex of the whole code"),
+    Column("player_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("tries", SmallInteger, nullable=False, server_default="0",
+           comment="wrong tries of this code so far"),
+    comment="one-time codes that give a player to another device (issue 18 point 2)",
+)
+Index("ix_player_link_codes_expires_at", player_link_codes.c.expires_at)
+Index("ix_player_link_codes_player", player_link_codes.c.player_id)
 
 games = Table(
     "games",
@@ -185,4 +224,4 @@ game_logs = Table(
            comment='JSON array of the room log entries [{"v", ...cause, "events"}]'),
 )
 
-TABLES = (players, games, game_seats, game_deals, game_logs)
+TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals, game_logs)

@@ -9,8 +9,9 @@
 Errors: ``404 player_not_found`` (no such player); ``410 player_deleted`` (the player
 deleted themself: the profile is gone for everyone); ``403 profile_private`` (the player
 made it private, and the request is not theirs: ``Authorization: Player ...``, checked by
-``server.players.auth.player_from_request``) — private rather than "not found": player ids
-are random, so telling that one exists gives nothing away, and the page can say why;
+``server.players.auth``; a wrong credential there is ``401 bad_player``) — private rather
+than "not found": player ids are random, so telling that one exists gives nothing away, and
+the page can say why;
 ``400 bad_page_request`` (``limit`` not 1..``history_max_page_size``, a cursor that is not
 one); ``429 too_many_history_reads`` (``history_reads_per_minute`` per address, every
 request counts, found or not); ``503 database_unavailable``.
@@ -32,6 +33,7 @@ from protocol.http import PLAYER_ID_PATTERN
 from ..budgets import Budget
 from ..database.schema import players
 from ..limits import client_address, retry_after_header
+from ..players.auth import ApiError, optional_player
 from .games import player_games
 from .stats import player_statistics
 
@@ -44,15 +46,13 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
 
 async def _viewer(request: Request) -> str | None:
     """The id of the player the request authenticates (``Authorization: Player ...``), or
-    None (no header, a wrong secret, or no players package)."""
-    try:
-        from ..players.auth import player_from_request
-    except ImportError:  # (the players package is not there yet)
-        return None
-    found = await player_from_request(request)
-    if found is None:
-        return None
-    return found if isinstance(found, str) else getattr(found, "id", None)
+    None without the header.
+
+    Raises:
+        server.players.auth.ApiError: 401 ``bad_player`` for a wrong credential, 503.
+    """
+    player = await optional_player(request)
+    return player.id if player is not None else None
 
 
 async def _charge(request: Request) -> Response | None:
@@ -110,6 +110,8 @@ async def profile(request: Request) -> Response:
             return refused
         assert row is not None
         stats = await player_statistics(request.state.services.database, row["id"])
+    except ApiError:
+        raise
     except Exception as exc:  # noqa: BLE001 (the database failed)
         return _database_down(exc)
     return JSONResponse({"player": row["id"], "name": row["name"],
@@ -139,6 +141,8 @@ async def games_page(request: Request) -> Response:
                                       limit=limit, cursor=cursor)
         except ValueError:
             return _error(400, "bad_page_request", "cursor is not one a page gave")
+    except ApiError:
+        raise
     except Exception as exc:  # noqa: BLE001 (the database failed)
         return _database_down(exc)
     return JSONResponse(page)

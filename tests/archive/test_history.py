@@ -267,18 +267,27 @@ async def test_every_figure_of_a_profile_is_recomputed_from_the_logs(database) -
 async def test_history_answers_its_errors_and_limits(database, tmp_path) -> None:
     if database.dialect != "sqlite":
         pytest.skip("the errors are the database's neither way")
-    await _add_players(database, shy={"private": True}, open_={})
-    server = _server(database, history_reads_per_minute=7, history_max_page_size=10)
+    await _add_players(database, open_={})
+    server = _server(database, history_reads_per_minute=9, history_max_page_size=10)
     try:
         async with httpx.AsyncClient(base_url=server.http, timeout=10) as client:
-            async def code(path: str, **params: Any) -> tuple[int, str | None]:
-                r = await client.get(path, params=params)
+            made = (await client.post("/api/players", json={"name": "Shy"})).json()
+            shy, secret = made["id"], made["secret"]
+            mine = {"Authorization": f"Player {shy}.{secret}"}
+            wrong = {"Authorization": f"Player {shy}.{'a' * 32}"}
+            assert (await client.patch("/api/players/me", json={"private": True},
+                                       headers=mine)).status_code == 200
+
+            async def code(path: str, headers: Any = None, **params: Any) -> tuple:
+                r = await client.get(path, params=params, headers=headers)
                 return r.status_code, r.json().get("error", {}).get("code")
 
             assert await code("/api/players/nobody") == (404, "player_not_found")
             assert await code("/api/players/not%20an%20id") == (404, "player_not_found")
-            assert await code("/api/players/shy") == (403, "profile_private")
-            assert await code("/api/players/shy/games") == (403, "profile_private")
+            assert await code(f"/api/players/{shy}") == (403, "profile_private")
+            assert await code(f"/api/players/{shy}/games") == (403, "profile_private")
+            assert await code(f"/api/players/{shy}", wrong) == (401, "bad_player")
+            assert await code(f"/api/players/{shy}", mine) == (200, None)
             assert await code("/api/players/open_/games", limit=11) == (400, "bad_page_request")
             assert await code("/api/players/open_/games", limit="x") == (400, "bad_page_request")
             assert await code("/api/players/open_/games", cursor="nope") == (

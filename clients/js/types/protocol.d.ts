@@ -1223,6 +1223,8 @@ export interface Error {
     | "too_many_joins"
     | "too_many_spectators"
     | "request_id_reused"
+    | "bad_player"
+    | "database_unavailable"
   ) &
     string;
   message: string;

@@ -8,7 +8,7 @@ in the same issue). ``game_seats.drawn``: the seat's side shared the fewest poin
 Lowball game (docs/rules.md §7: nobody won, and it did not lose).
 
 Revision ID: 0005
-Revises: 0002 (rechained onto 0004 when the players' and passkeys' migrations land)
+Revises: 0003 (the players'; rechained onto 0004 when the passkeys' migration lands)
 Create Date: 2026-12-02
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-down_revision = "0002"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
