@@ -4,7 +4,8 @@ A page is the player's ``game_seats`` rows in ``(ended_at, game_id)`` order, new
 from the ``ix_game_seats_player`` index (keyset pagination: a cursor names the last game
 shown, so a deep page costs what the first does), then every seat of those games in one
 read (their primary key), with each seat's player's deletion: a seat whose player deleted
-themself shows no name and ``deleted: true`` ("a deleted player").
+themself shows no name and ``deleted: true`` ("a deleted player"); the game's final scores
+are its seats' (each seat holds its side's).
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import or_, select
 
 from ..database import Database
-from ..database.schema import game_seats, games, players
+from ..database.schema import game_seats, players
 
 CURSOR_SEPARATOR = "~"
 
@@ -64,6 +65,34 @@ _PAGE_COLUMNS = (
 )
 
 
+def page_query(player_id: str, limit: int, cursor: str | None) -> Any:
+    """The statement of a page of the player's seats (``limit + 1`` rows, newest first).
+
+    Raises:
+        ValueError: a cursor that is not one.
+    """
+    seat = game_seats.c
+    query = select(*_PAGE_COLUMNS).where(seat.player_id == player_id)
+    if cursor:
+        ended, last_id = read_cursor(cursor)
+        # (the first term bounds the index scan; the OR alone would be a filter that reads
+        # every newer row of the player first)
+        query = query.where(seat.ended_at <= ended,
+                            or_(seat.ended_at < ended, seat.game_id < last_id))
+    return query.order_by(seat.ended_at.desc(), seat.game_id.desc()).limit(limit + 1)
+
+
+def seats_query(ids: list[str]) -> Any:
+    """The statement of every seat of games ``ids``, with its player's deletion (and its
+    side's final score: the game's scores without reading ``games``)."""
+    seat = game_seats.c
+    return select(
+        seat.game_id, seat.seat, seat.side, seat.kind, seat.level, seat.name,
+        seat.player_id, seat.final_score, players.c.deleted_at,
+    ).select_from(game_seats.outerjoin(players, players.c.id == seat.player_id)
+                  ).where(seat.game_id.in_(ids)).order_by(seat.game_id, seat.seat)
+
+
 async def player_games(db: Database, player_id: str, *, limit: int,
                        cursor: str | None = None) -> dict[str, Any]:
     """A page of ``player_id``'s games (``protocol.http.PlayerGamesPage``).
@@ -83,34 +112,22 @@ async def player_games(db: Database, player_id: str, *, limit: int,
     Raises:
         ValueError: a cursor that is not one. sqlalchemy.exc.SQLAlchemyError, OSError.
     """
-    seat = game_seats.c
-    query = select(*_PAGE_COLUMNS).where(seat.player_id == player_id)
-    if cursor:
-        ended, last_id = read_cursor(cursor)
-        query = query.where(or_(seat.ended_at < ended,
-                                and_(seat.ended_at == ended, seat.game_id < last_id)))
-    query = query.order_by(seat.ended_at.desc(), seat.game_id.desc()).limit(limit + 1)
+    query = page_query(player_id, limit, cursor)
     async with db.connect() as conn:
         rows = [dict(r) for r in (await conn.execute(query)).mappings()]
         mine = rows[:limit]
         ids = [r["game_id"] for r in mine]
         others: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
-        scores: dict[str, list[int]] = {}
+        scores: dict[str, dict[int, int]] = {i: {} for i in ids}
         if ids:
-            everyone = select(
-                seat.game_id, seat.seat, seat.side, seat.kind, seat.level, seat.name,
-                seat.player_id, players.c.deleted_at,
-            ).select_from(game_seats.outerjoin(players, players.c.id == seat.player_id)
-                          ).where(seat.game_id.in_(ids)).order_by(seat.game_id, seat.seat)
-            for r in (await conn.execute(everyone)).mappings():
+            for r in (await conn.execute(seats_query(ids))).mappings():
+                scores[r["game_id"]][r["side"]] = r["final_score"]
                 deleted = r["deleted_at"] is not None
                 others[r["game_id"]].append({
                     "seat": r["seat"], "side": r["side"], "kind": r["kind"],
                     "level": r["level"], "name": None if deleted else r["name"],
                     "player": None if deleted else r["player_id"], "deleted": deleted,
                 })
-            finals = select(games.c.id, games.c.scores).where(games.c.id.in_(ids))
-            scores = {r.id: list(r.scores) for r in await conn.execute(finals)}
     items = []
     for r in mine:
         variants = [v for v in ("muggins", "lowball", "backup10") if r[v]]
@@ -119,7 +136,8 @@ async def player_games(db: Database, player_id: str, *, limit: int,
             "result": result_of(r, r["status"]), "table_kind": r["table_kind"],
             "target": r["target"], "variants": variants, "seat": r["seat"],
             "side": r["side"], "score": r["final_score"],
-            "scores": scores.get(r["game_id"], []), "skunk": r["skunk"],
+            "scores": [v for _, v in sorted(scores[r["game_id"]].items())],
+            "skunk": r["skunk"],
             "seats": others[r["game_id"]],
         })
     nxt = make_cursor(mine[-1]["ended_at"], mine[-1]["game_id"]) if len(rows) > limit else None

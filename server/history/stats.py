@@ -147,7 +147,8 @@ _RESULTS = select(_seat.won).where(_seat.status == "finished").order_by(
 
 async def player_statistics(db: Database, player_id: str) -> dict[str, Any]:
     """The statistics of ``player_id`` (:func:`fold`), from three indexed reads of its
-    ``game_seats`` rows (``ix_game_seats_player_status``).
+    ``game_seats`` rows, each an index-only scan of ``ix_game_seats_player_stats`` on
+    PostgreSQL.
 
     Raises:
         sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
