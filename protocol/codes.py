@@ -180,6 +180,24 @@ SERVER_MEANINGS: dict[str, str] = {
         "more room summaries than room_reads_per_minute allows; nothing was read; wait "
         "retry_after seconds"
     ),
+    "player_not_found": "HTTP only (404): no player has that id",
+    "player_deleted": (
+        "HTTP only (410): the player deleted themself; their profile and history are gone "
+        "(their seats in other players' games show as a deleted player)"
+    ),
+    "profile_private": (
+        "HTTP only (403): the player made their profile private; only they see it (send "
+        "their Authorization: Player ...)"
+    ),
+    "bad_page_request": (
+        "HTTP only (400, GET /api/players/{id}/games): limit is not a whole number from 1 "
+        "to history_max_page_size, or cursor is not one a page gave"
+    ),
+    "too_many_history_reads": (
+        "HTTP only (GET /api/players/{id} and /games, 429 with Retry-After): this client "
+        "address read more profiles and pages of games than history_reads_per_minute "
+        "allows; nothing was read; wait retry_after seconds"
+    ),
     "bad_player": (
         "a player credential (HTTP: Authorization: Player <id>.<secret>; hello.player) that "
         "is missing where needed, malformed, unknown, wrong, or of a deleted player "
@@ -254,6 +272,8 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "too_many_connections", "too_many_room_reads", "request_id_reused", "game_not_found",
     "database_unavailable", "bad_player", "bad_request", "bad_name", "bad_code",
     "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
+    "player_not_found", "player_deleted", "profile_private", "bad_page_request",
+    "too_many_history_reads",
     *PASSKEY_MEANINGS,
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a

@@ -3,8 +3,10 @@
 * ``POST /api/rooms`` answers ``201`` :class:`RoomCreatedBody`;
 * ``GET /api/rooms/{id}`` answers ``200`` :class:`RoomSummary`;
 * ``GET /api/games/{id}`` answers ``200`` :class:`ArchivedGameBody`;
-* an error answers :class:`HttpError` (``400``, ``404``, ``413``, ``429``, ``500``,
-  ``503``);
+* ``GET /api/players/{id}`` answers ``200`` :class:`PlayerProfile`, ``GET
+  /api/players/{id}/games`` ``200`` :class:`PlayerGamesPage` (``server.history``);
+* an error answers :class:`HttpError` (``400``, ``403``, ``404``, ``410``, ``413``,
+  ``429``, ``500``, ``503``);
 * ``GET /healthz`` answers :class:`Health`, ``GET /readyz`` :class:`Readiness`.
 
 ``docs/openapi.json`` (``protocol.openapi``) describes these routes with these models.
@@ -93,9 +95,12 @@ class ReplaySeat(_Model):
     """A seat of a replayed game as the public saw it."""
 
     seat: int = Field(ge=0, le=3)
-    name: str | None
+    name: str | None = Field(description="null for a seat of a deleted player (and an open "
+                             "seat)")
     kind: Literal["human", "computer", "open"]
     level: Level | None
+    deleted: bool = Field(description="the seat's player deleted themself: the seat shows "
+                          "as \"a deleted player\", and its name is null in the events too")
 
 
 class ReplayVersion(_Model):
@@ -161,6 +166,174 @@ class ArchivedGameBody(_Model):
     ended_at: str = Field(description="ISO 8601, UTC.")
     scores: list[int] = Field(description="Final score per side, holes.")
     seeds: GameSeeds
+
+
+PLAYER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
+"""A player's public id, as the HTTP paths take it (``players.id``)."""
+
+
+class PlayedWon(_Model):
+    """Finished games played and won."""
+
+    played: int = Field(ge=0)
+    won: int = Field(ge=0)
+
+
+class GameCounts(_Model):
+    """The player's games: finished (played = won + lost + drawn) and abandoned."""
+
+    played: int = Field(ge=0, description="finished games")
+    won: int = Field(ge=0)
+    lost: int = Field(ge=0)
+    drawn: int = Field(ge=0, description="a drawn Lowball game the player's side did not lose")
+    abandoned: int = Field(ge=0, description="games archived unfinished (not in any figure)")
+
+
+class SkunkCounts(_Model):
+    """Skunks (docs/rules.md §4.4)."""
+
+    single: int = Field(ge=0)
+    double: int = Field(ge=0)
+
+
+class Skunks(_Model):
+    """Skunks given (losing sides skunked when the player's side won) and taken."""
+
+    given: SkunkCounts
+    taken: SkunkCounts
+
+
+class DealerPoints(_Model):
+    """Holes pegged, by source (``total`` is their sum)."""
+
+    pegging: int | float | None
+    hand: int | float | None
+    crib: int | float | None
+    heels: int | float | None
+    total: int | float | None
+
+
+class PonePoints(_Model):
+    """Holes pegged as pone, by source (a pone has no crib nor his heels)."""
+
+    pegging: int | float | None
+    hand: int | float | None
+    total: int | float | None
+
+
+class DealerRole(_Model):
+    """The deals the player dealt: holes pegged in them, and per deal (null: no deal)."""
+
+    deals: int = Field(ge=0)
+    points: DealerPoints
+    per_deal: DealerPoints
+
+
+class PoneRole(_Model):
+    """The deals the player was a pone in: holes pegged in them, and per deal."""
+
+    deals: int = Field(ge=0)
+    points: PonePoints
+    per_deal: PonePoints
+
+
+class CountAverage(_Model):
+    """Hands (or cribs) counted, their true counts' total and average (null: none)."""
+
+    counted: int = Field(ge=0)
+    total: int = Field(ge=0)
+    average: float | None
+
+
+class Backup10Moves(_Model):
+    """Back-up 10 moves (docs/rules.md §6) and the holes they moved back."""
+
+    moves: int = Field(ge=0)
+    holes: int = Field(ge=0)
+
+
+class MugginsPoints(_Model):
+    """Muggins (docs/rules.md §5): points taken as the caller, and lost from own counts."""
+
+    taken: int = Field(ge=0)
+    lost: int = Field(ge=0)
+
+
+class Streaks(_Model):
+    """Winning streaks over finished games in the order they ended (a loss or a draw ends
+    one)."""
+
+    current: int = Field(ge=0)
+    best: int = Field(ge=0)
+
+
+class PlayerStatistics(_Model):
+    """A player's statistics: every figure from the archived events of their finished
+    games (``server.history.stats``)."""
+
+    games: GameCounts
+    by_table: dict[Literal["2", "3", "4", "2x2"], PlayedWon] = Field(
+        description="by table kind: 2, 3 or 4 playing alone, 2x2 partnerships")
+    by_variant: dict[Literal["standard", "muggins", "lowball", "backup10"], PlayedWon] = Field(
+        description="by variant (standard: none of the three; a game of several variants "
+        "counts under each)")
+    by_target: dict[Literal["61", "121"], PlayedWon]
+    skunks: Skunks
+    dealer: DealerRole
+    pone: PoneRole
+    hand: CountAverage
+    crib: CountAverage
+    backup10: Backup10Moves
+    muggins: MugginsPoints
+    streaks: Streaks
+
+
+class PlayerProfile(_Model):
+    """``GET /api/players/{id}``: a player's public profile and statistics."""
+
+    player: str = Field(description="the player's public id")
+    name: str | None = Field(description="display name (null: none chosen)")
+    private: bool = Field(description="only the player sees it (this answer went to them)")
+    statistics: PlayerStatistics
+
+
+class HistorySeat(_Model):
+    """A seat of a game in a player's history."""
+
+    seat: int = Field(ge=0, le=3)
+    side: int = Field(ge=0, le=3)
+    kind: Literal["human", "computer", "open"]
+    level: Level | None
+    name: str | None = Field(description="null for a deleted player")
+    player: str | None = Field(description="the seat's player (their profile), or null: a "
+                               "computer, a seat taken without a player, a deleted player")
+    deleted: bool = Field(description="the seat's player deleted themself: \"a deleted "
+                          "player\"")
+
+
+class HistoryGame(_Model):
+    """One game of a player's history (``/replay/{game}`` replays it)."""
+
+    game: str = Field(description="the archived game's id (GET /api/games/{id})")
+    ended_at: str = Field(description="ISO 8601, UTC")
+    status: Literal["finished", "abandoned"]
+    result: Literal["won", "lost", "drawn", "abandoned"]
+    table_kind: Literal["2", "3", "4", "2x2"]
+    target: Literal[61, 121]
+    variants: list[Literal["muggins", "lowball", "backup10"]]
+    seat: int = Field(ge=0, le=3, description="the player's seat")
+    side: int = Field(ge=0, le=3, description="the player's side")
+    score: int = Field(ge=0, description="the player's side's final score")
+    scores: list[int] = Field(description="every side's final score")
+    skunk: Literal["none", "skunk", "double"] = Field(description="skunk taken")
+    seats: list[HistorySeat] = Field(description="every seat: the player, partner, opponents")
+
+
+class PlayerGamesPage(_Model):
+    """``GET /api/players/{id}/games``: a page of the player's games, newest first."""
+
+    games: list[HistoryGame]
+    next: str | None = Field(description="the cursor of the next (older) page; null: the end")
 
 
 ROOM_SUMMARY_ADAPTER: TypeAdapter[RoomSummary] = TypeAdapter(RoomSummary)

@@ -6,12 +6,14 @@ the file with an OpenAPI 3.1 validator, ``@readme/openapi-parser``). The server 
 same document at ``GET /openapi.json``.
 
 Routes: ``POST /api/rooms``, ``GET /api/rooms/{room}``, ``GET /api/games/{game}``, the
-passkey routes (:mod:`protocol.passkeys`: ``/api/players/me/passkeys...``,
-``/api/passkeys/options``, ``/api/passkeys/signin``),
-``GET /healthz``, ``GET /readyz``,
+players' routes (:mod:`protocol.openapi_players`: ``/api/players``, ``/api/players/me...``,
+``/api/players/link``), ``GET /api/players/{player}``, ``GET /api/players/{player}/games``,
+the passkey routes (:mod:`protocol.passkeys`: ``/api/players/me/passkeys...``,
+``/api/passkeys/options``, ``/api/passkeys/signin``), ``GET /healthz``, ``GET /readyz``,
 ``GET /metrics`` and ``GET /openapi.json``. The WebSocket protocol on ``/ws`` is described by
 ``docs/asyncapi.json`` (:mod:`protocol.asyncapi`); the web client's pages (``/``,
-``/r/{room}``, ``/static/*``) are not an API and are left out.
+``/r/{room}``, ``/p/{player}``, ``/replay/{game}``, ``/link/{code}``, ``/static/*``) are not
+an API and are left out.
 
 The schemas are the JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) pydantic writes for
 the models, under ``components.schemas``; the request body of ``POST /api/rooms`` is the
@@ -29,7 +31,17 @@ from typing import Any
 from . import openapi_players
 from .codes import HttpErrorCode
 from .generated import write_or_check
-from .http import ArchivedGameBody, Health, HttpError, Readiness, RoomCreatedBody, RoomSummary
+from .http import (
+    PLAYER_ID_PATTERN,
+    ArchivedGameBody,
+    Health,
+    HttpError,
+    PlayerGamesPage,
+    PlayerProfile,
+    Readiness,
+    RoomCreatedBody,
+    RoomSummary,
+)
 from .messages import PROTOCOL_VERSION, ROOM_ID_PATTERN, CreateRoom
 from .passkeys import ERRORS as PASSKEY_ERRORS
 from .passkeys import NAMED as PASSKEY_NAMED
@@ -53,6 +65,8 @@ NAMED: dict[str, Any] = {
     "RoomCreatedBody": RoomCreatedBody,
     "RoomSummary": RoomSummary,
     "ArchivedGameBody": ArchivedGameBody,
+    "PlayerProfile": PlayerProfile,
+    "PlayerGamesPage": PlayerGamesPage,
     "HttpError": HttpError,
     "HttpErrorCode": HttpErrorCode,
     "Health": Health,
@@ -104,6 +118,23 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         ["too_many_room_reads"],
     ),
     **PASSKEY_ERRORS,
+    "PlayerNotFound": ("404", "No player has that id.", ["player_not_found"]),
+    "PlayerDeleted": ("410", "The player deleted themself: their profile and history are "
+                      "gone (their seats in other players' games show as a deleted player).",
+                      ["player_deleted"]),
+    "ProfilePrivate": ("403", "The player made their profile private: only a request with "
+                       "their own `Authorization: Player ...` reads it.", ["profile_private"]),
+    "BadPageRequest": ("400", "`limit` is not a whole number from 1 to "
+                       "`history_max_page_size` (50 by default), or `cursor` is not one a "
+                       "page gave.", ["bad_page_request"]),
+    "TooManyHistoryReads": (
+        "429",
+        "This client address read more profiles and pages of games in the last minute than "
+        "the server allows (`history_reads_per_minute`, 60 by default; found or not, every "
+        "request counts): nothing was read. Retry after the seconds in the `Retry-After` "
+        "header (`error.retry_after` has them unrounded).",
+        ["too_many_history_reads"],
+    ),
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
 ERRORS.update(openapi_players.ERRORS)
@@ -163,6 +194,15 @@ def _error_response(name: str) -> dict[str, Any]:
 
 def _errors(*names: str) -> dict[str, Any]:
     return {ERRORS[n][0]: {"$ref": f"#/components/responses/{n}"} for n in names}
+
+
+_PLAYER: dict[str, Any] = {
+    "name": "player",
+    "in": "path",
+    "required": True,
+    "description": "The player's public id (an id of another shape is simply not found).",
+    "schema": {"type": "string", "pattern": PLAYER_ID_PATTERN},
+}
 
 
 def build_document() -> dict[str, Any]:
@@ -259,6 +299,58 @@ def build_document() -> dict[str, Any]:
         },
         **openapi_players.paths(_json, _errors),
         **passkey_paths(_json, _errors, ("BadPlayer",)),
+        "/api/players/{player}": {
+            "get": {
+                "operationId": "getPlayerProfile",
+                "tags": ["players"],
+                "summary": "A player's profile and statistics",
+                "description": (
+                    "The player's name and statistics, every figure computed from the "
+                    "archived events of their finished games: games played and won by table "
+                    "kind, variant and target; skunks given and taken; points per deal as "
+                    "dealer and as pone by source; average hand and crib; Back-up 10 moves; "
+                    "Muggins points taken and lost; winning streaks. A private profile "
+                    "answers only its player (`Authorization: Player ...`)."
+                ),
+                "parameters": [_PLAYER],
+                "responses": {
+                    "200": {"description": "The profile.", "content": _json("PlayerProfile")},
+                    **_errors("BadPlayer", "PlayerNotFound", "PlayerDeleted",
+                              "ProfilePrivate", "TooManyHistoryReads", "Internal",
+                              "DatabaseDown"),
+                },
+            }
+        },
+        "/api/players/{player}/games": {
+            "get": {
+                "operationId": "getPlayerGames",
+                "tags": ["players"],
+                "summary": "A player's games, newest first",
+                "description": (
+                    "A page of the player's archived games, newest first: each with its "
+                    "seats (partner and opponents, names or computer levels; a deleted "
+                    "player shows as `deleted`), the result, the scores, table kind, target, "
+                    "variants, the end and the game id (`GET /api/games/{game}`, the page "
+                    "`/replay/{game}`). Follow `next` as `cursor` for older games."
+                ),
+                "parameters": [
+                    _PLAYER,
+                    {"name": "limit", "in": "query", "required": False,
+                     "description": "Games on the page: 1 to `history_max_page_size` (50 by "
+                     "default); without it `history_page_size` (20).",
+                     "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                    {"name": "cursor", "in": "query", "required": False,
+                     "description": "The `next` of the previous page.",
+                     "schema": {"type": "string", "maxLength": 64}},
+                ],
+                "responses": {
+                    "200": {"description": "The page.", "content": _json("PlayerGamesPage")},
+                    **_errors("BadPageRequest", "BadPlayer", "PlayerNotFound", "PlayerDeleted",
+                              "ProfilePrivate", "TooManyHistoryReads", "Internal",
+                              "DatabaseDown"),
+                },
+            }
+        },
         "/healthz": {
             "get": {
                 "operationId": "getHealth",

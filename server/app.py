@@ -63,6 +63,7 @@ from .computer_seats import ComputerSeats, DecideFn
 from .database import Database, database_url
 from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
+from .history.http import ROUTES as HISTORY_ROUTES
 from .limits import AddressLimits, client_address, http_protocol, retry_after_header
 from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
@@ -560,6 +561,7 @@ ROUTES = [
     Route("/rules", index, methods=["GET"]),
     Route("/rules/{variant}", rules_page, methods=["GET"]),
     Route("/replay", index, methods=["GET"]),
+    *HISTORY_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
 ]
 

@@ -221,6 +221,20 @@ class Settings(BaseSettings):
         "read per minute on this process (all at once at most, then two a second; 0: no "
         "limit); more get 429 too_many_room_reads"
     )
+    history_reads_per_minute: int = Field(
+        60, ge=0, description="player profiles and pages of a player's games (GET "
+        "/api/players/{id}, GET /api/players/{id}/games) one client address may read per "
+        "minute (all at once at most, then one a second; 0: no limit); more get 429 "
+        "too_many_history_reads"
+    )
+    history_page_size: int = Field(
+        20, ge=1, le=100, description="games on a page of GET /api/players/{id}/games when "
+        "the request names no limit"
+    )
+    history_max_page_size: int = Field(
+        50, ge=1, le=100, description="the most games a page of GET /api/players/{id}/games "
+        "may ask for (limit=); more get 400 bad_page_request"
+    )
     players_per_hour: int = Field(
         20, ge=0, description="players one client address may make per hour (POST "
         "/api/players; all at once at most, then one every 3 minutes; 0: no limit); more "

@@ -15,7 +15,7 @@ from sqlalchemy import and_, or_, select
 from protocol import jsontext
 
 from ..database import Database
-from ..database.schema import game_deals, game_logs, game_seats, games
+from ..database.schema import game_deals, game_logs, game_seats, games, players
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,8 @@ class ArchivedGame:
 
     Attributes:
         game: its ``games`` row (a dict).
-        seats: its ``game_seats`` rows, by seat.
+        seats: its ``game_seats`` rows, by seat, each with ``player_deleted``: whether the
+            seat's player has deleted themself (the seat then shows "a deleted player").
         deals: its ``game_deals`` rows, by deal number.
         log: the room's log entries of the game, oldest first (``{"v", ...cause,
             "events"}``, events unredacted), or None when not asked for.
@@ -69,8 +70,12 @@ class ArchiveReader:
             row = (await conn.execute(select(games).where(games.c.id == game_id))).first()
             if row is None:
                 return None
-            seats = (await conn.execute(select(game_seats).where(
-                game_seats.c.game_id == game_id).order_by(game_seats.c.seat))).mappings()
+            seats = (await conn.execute(
+                select(game_seats, players.c.deleted_at.is_not(None).label("player_deleted"))
+                .select_from(game_seats.outerjoin(
+                    players, players.c.id == game_seats.c.player_id))
+                .where(game_seats.c.game_id == game_id).order_by(game_seats.c.seat))
+            ).mappings()
             seat_rows = [dict(s) for s in seats]
             deals = (await conn.execute(select(game_deals).where(
                 game_deals.c.game_id == game_id).order_by(game_deals.c.deal_number))).mappings()

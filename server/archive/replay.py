@@ -6,6 +6,10 @@ every version of the game redacted as for a spectator, the result — and what o
 archive has: the game's id and status, its times and final scores, and the seeds of every
 shuffle with each deal's hands (docs/rules.md "The shuffle"), published now that the game is
 over.
+
+A seat whose player deleted themself (issue 18 point 6) shows no name and ``deleted: true``
+("a deleted player"), and its name is scrubbed from the events too (``seat_taken``,
+``computer_standin``: ``name`` null).
 """
 
 from __future__ import annotations
@@ -33,8 +37,16 @@ def replay_body(archived: ArchivedGame) -> dict[str, Any]:
         for event in entry.get("events") or ():
             if event.get("type") == "deal":
                 hands[event["deal_number"]] = event["hands"]
+    deleted = {s["seat"] for s in archived.seats if s.get("player_deleted")}
+
+    def public(event: dict[str, Any]) -> dict[str, Any]:
+        out = redact(event, None)
+        if deleted and "name" in out and out.get("seat") in deleted:
+            out = {**out, "name": None}
+        return out
+
     versions = [
-        {"version": entry["v"], "events": [redact(e, None) for e in entry.get("events") or ()]}
+        {"version": entry["v"], "events": [public(e) for e in entry.get("events") or ()]}
         for entry in log
     ]
     cuts = [{"round": i, "seed": seed} for i, seed in enumerate(game["cut_seeds"], start=1)]
@@ -45,7 +57,8 @@ def replay_body(archived: ArchivedGame) -> dict[str, Any]:
         "game": game["game_number"],
         "saved_at": _iso(game["archived_at"]),
         "options": game["options"],
-        "seats": [{"seat": s["seat"], "name": s["name"], "kind": s["kind"], "level": s["level"]}
+        "seats": [{"seat": s["seat"], "name": None if s["seat"] in deleted else s["name"],
+                   "kind": s["kind"], "level": s["level"], "deleted": s["seat"] in deleted}
                   for s in archived.seats],
         "first": game["first_version"],
         "versions": versions,

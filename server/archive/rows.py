@@ -13,7 +13,7 @@ from typing import Any
 from engine import rng
 from protocol import jsontext
 
-from .summary import summarize
+from .summary import skunks_given, summarize
 
 
 def when(ts: float) -> datetime:
@@ -123,7 +123,9 @@ def game_rows(
             "final_score": int(final[side]) if side < len(final) else 0,
             "won": won,
             "skunk": "none" if won else str(skunks.get(str(side), "none")),
-            "skunks_given": sum(1 for v in skunks.values() if v != "none") if won else 0,
+            **skunks_given(skunks, won),
+            "drawn": bool(result and result.get("draw")
+                          and side not in (result.get("losers") or ())),
             "status": game["status"], "table_kind": game["table_kind"],
             "target": game["target"], "muggins": game["muggins"], "lowball": game["lowball"],
             "backup10": game["backup10"], "ended_at": ended,

@@ -4,8 +4,10 @@ What a player's statistics add up (``game_seats`` rows): deals dealt and as pone
 pegged as dealer and as pone, split into pegging (``play``, ``go``, ``last_card``), hand,
 crib and his heels; hands and cribs counted with their true counts; Back-up 10 moves and the
 holes moved back; Muggins points taken (as the caller) and lost (taken from the seat's
-counts); penalty holes received (an opponent's wrong call). Holes are what the score moved
-(``score_after - score_before``: a peg stops at the target).
+counts); penalty holes received (an opponent's wrong call); and, from the result, the
+skunks the seat's side gave (:func:`skunks_given`: single or double, docs/rules.md §4.4).
+Holes are what the score moved (``score_after - score_before``: a peg stops at the
+target).
 """
 
 from __future__ import annotations
@@ -66,3 +68,21 @@ def summarize(players: int, events: Iterable[dict[str, Any]]) -> list[dict[str, 
             out[event["seat"]]["backup_moves"] += 1
             out[event["seat"]]["backup_holes"] += event["holes"]
     return out
+
+
+def skunks_given(skunks: dict[str, str], won: bool) -> dict[str, int]:
+    """The skunks a seat's side gave: ``{"skunks_given": n, "double_skunks_given": d}``.
+
+    Args:
+        skunks: the ``game_over`` event's ``skunks`` (each losing side's level, ``none``,
+            ``skunk`` or ``double``: docs/rules.md §4.4).
+        won: whether the seat's side won (only a winner gives skunks).
+
+    Returns:
+        ``skunks_given``: losing sides skunked (single or double); ``double_skunks_given``:
+        of those, the double skunks. Both 0 for a seat that did not win.
+    """
+    if not won:
+        return {"skunks_given": 0, "double_skunks_given": 0}
+    return {"skunks_given": sum(1 for v in skunks.values() if v != "none"),
+            "double_skunks_given": sum(1 for v in skunks.values() if v == "double")}

@@ -171,6 +171,10 @@ game_seats = Table(
     Column("skunk", String(8), nullable=False, comment="none | skunk | double (taken)"),
     Column("skunks_given", SmallInteger, nullable=False,
            comment="losing sides skunked (single or double) when this seat's side won"),
+    Column("double_skunks_given", SmallInteger, nullable=False, server_default="0",
+           comment="of skunks_given, the double skunks"),
+    Column("drawn", Boolean, nullable=False, server_default=false(),
+           comment="a drawn game this seat's side did not lose"),
     # copied from the game, so a player's history and statistics read this table alone
     Column("status", String(16), nullable=False),
     Column("table_kind", String(8), nullable=False),
@@ -200,7 +204,20 @@ game_seats = Table(
            comment="pegged to it for opponents' wrong calls"),
 )
 Index("ix_game_seats_player", game_seats.c.player_id, game_seats.c.ended_at,
-      game_seats.c.game_id)
+      game_seats.c.game_id,
+      postgresql_include=[  # a page of the player's games reads the index (migration 0005)
+          "seat", "side", "won", "drawn", "final_score", "skunk", "status", "table_kind",
+          "target", "muggins", "lowball", "backup10",
+      ])
+Index("ix_game_seats_player_stats", game_seats.c.player_id, game_seats.c.status,
+      game_seats.c.ended_at, game_seats.c.game_id,
+      postgresql_include=[  # a profile is an index-only scan (migration 0005)
+          "won", "drawn", "skunk", "table_kind", "target", "muggins", "lowball", "backup10",
+          "deals_dealt", "deals_pone", "dealer_pegging", "dealer_hand", "dealer_crib",
+          "dealer_heels", "pone_pegging", "pone_hand", "hands_counted", "hand_total",
+          "cribs_counted", "crib_total", "backup_moves", "backup_holes", "muggins_taken",
+          "muggins_lost", "skunks_given", "double_skunks_given",
+      ])
 
 game_deals = Table(
     "game_deals",

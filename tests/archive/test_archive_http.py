@@ -5,11 +5,13 @@ on the in-memory store with SQLite, and on Redis with PostgreSQL."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import secrets
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -21,6 +23,9 @@ from crib_wire import ThreadServer
 from protocol.http import ArchivedGameBody
 from server.archive.outbox import game_id
 from server.settings import Settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "js"))
+from test_dealcheck import run_dealcheck  # noqa: E402
 
 REDIS_URL = os.environ.get("CRIBBAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 CHECKER = Path(__file__).resolve().parents[1] / "js" / "shuffle_check.mjs"
@@ -68,6 +73,10 @@ def test_an_archived_game_is_served_with_seeds_that_check_out(kind, tmp_path, re
         room = made["room"]
         created = httpx.get(f"{server.http}/api/rooms/{room}").json()["created"]
         gid = game_id(room, created, 1)
+        end = time.monotonic() + 30  # (the start-up migration runs in the background)
+        while not server.app.state.services.database.migrated:
+            assert time.monotonic() < end, "the database was not migrated"
+            time.sleep(0.05)
         assert httpx.get(f"{server.http}/api/games/{'a' * 16}").status_code == 404
         assert httpx.get(f"{server.http}/api/games/NOT-AN-ID").json()["error"]["code"] == (
             "game_not_found")
@@ -105,6 +114,28 @@ def test_an_archived_game_is_served_with_seeds_that_check_out(kind, tmp_path, re
                          input=json.dumps({"games": [checker_input(body)]}))
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["results"] == [{"ok": True, "problems": []}]
+    # the replay page's own checker (Web Crypto, server/static/js/dealcheck.js) agrees, and
+    # finds a seed, a starter and a dealt hand that are not the ones the table was promised
+    seed_changed = copy.deepcopy(body)
+    seed_changed["seeds"]["deals"][1]["seed"] = "0" * 64
+    starter_changed = copy.deepcopy(body)
+    starter = next(e for v in starter_changed["versions"] for e in v["events"]
+                   if e["type"] == "starter")
+    starter["card"] = "KS" if starter["card"] != "KS" else "KH"
+    hand_changed = copy.deepcopy(body)
+    hands = hand_changed["seeds"]["deals"][0]["hands"]
+    hands["0"], hands["1"] = hands["1"], hands["0"]
+    verdicts = run_dealcheck({"bodies": [body, seed_changed, starter_changed, hand_changed]})
+    deals = len([d for d in body["seeds"]["deals"]])
+    assert verdicts["bodies"] == [
+        {"ok": True, "deals": deals, "problems": []},
+        {"ok": False, "deals": deals, "problems": [
+            {"scope": "deal", "n": 2, "reason": "deal_seed"}]},
+        {"ok": False, "deals": deals, "problems": [
+            {"scope": "deal", "n": 1, "reason": "deal_starter"}]},
+        {"ok": False, "deals": deals, "problems": [
+            {"scope": "deal", "n": 1, "reason": "deal_hands"}]},
+    ]
 
 
 async def test_no_frame_of_a_game_holds_anything_of_its_seeds(tmp_path) -> None:

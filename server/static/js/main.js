@@ -1,10 +1,12 @@
 // Entry point. Every page is index.html: "/" the start page, "/r/<room>" a table,
-// "/rules" and "/rules/<variant>" the rules, "/replay" the replay viewer. The language's
-// catalogue is loaded first (i18n.js).
+// "/rules" and "/rules/<variant>" the rules, "/replay" the replay viewer, "/p/<player>" a
+// player's statistics and games, "/replay/<game>" an archived game, its deals verified.
+// The language's catalogue is loaded first (i18n.js).
 import { startPage } from "./create.js";
 import { replaceKeepingFocus } from "./dom.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import { topBar } from "./layout.js";
+import { archivedReplayPage, profilePage } from "./history.js";
 import { replayFilePage } from "./replay.js";
 import { roomPage } from "./room.js";
 import { rulesPage } from "./rules.js";
@@ -19,7 +21,15 @@ onLanguageChange(label);
 const path = location.pathname;
 const room = path.match(/^\/r\/([A-Za-z0-9_-]{4,32})\/?$/);
 const rules = path.match(/^\/rules(?:\/([^/]+))?\/?$/);
+const player = path.match(/^\/p\/([A-Za-z0-9_-]{1,32})\/?$/);
+const archived = path.match(/^\/replay\/([a-z2-7]{16})\/?$/);
+const own = (page, id) => {
+  const draw = page(root, id, { topBar, render: replaceKeepingFocus });
+  onLanguageChange(draw);
+};
 if (room) roomPage(root, room[1]);
+else if (player) own(profilePage, player[1]);
+else if (archived) own(archivedReplayPage, archived[1]);
 else if (rules) rulesPage(root, rules[1] || "standard");
 else if (/^\/replay\/?$/.test(path)) {
   const draw = replayFilePage(root, { topBar, render: replaceKeepingFocus });

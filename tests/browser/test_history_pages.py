@@ -1,0 +1,153 @@
+"""A player's page and an archived game's replay (issue 18 points 4 and 5), in Chromium:
+
+* a finished game is archived; its first seat is the player's; ``/p/<player>`` shows the
+  statistics and lists the game, whose link opens ``/replay/<game>``;
+* that page plays the archived game back and checks every deal in the browser (Web Crypto):
+  "every deal verified", in English, Danish and Swedish;
+* a tampered seed (the API's answer changed on its way, by Playwright's route) is reported
+  as the deal that fails;
+* a private profile is refused to another browser and shown to its player;
+* axe-core finds no serious violation on either page, in any of the three languages.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import LiveServer
+from test_comfort import axe
+
+from server.archive.outbox import game_id
+from server.settings import Settings
+
+pytestmark = pytest.mark.browser
+
+STATIC = Path(__file__).resolve().parents[2] / "server" / "static" / "i18n"
+CATALOGUES = {lang: json.loads((STATIC / f"{lang}.json").read_text(encoding="utf-8"))
+              for lang in ("en", "da", "sv")}
+LOCALES = {"en": "en-GB", "da": "da-DK", "sv": "sv-SE"}
+
+
+@pytest.fixture
+def archive_server(tmp_path: Path) -> Any:
+    """A server with its SQLite archive in the test's folder."""
+    db = tmp_path / "games.sqlite3"
+    server = LiveServer(Settings(bot_delay_seconds=0, database_url=f"sqlite:///{db}")).start()
+    server.db = db
+    yield server
+    server.stop()
+
+
+def _finished_game(server: Any, options: dict) -> str:
+    """A game of computers played to its end and archived; its id."""
+    seats = {str(s): "standard" for s in range(options["players"])}
+    made = httpx.post(f"{server.url}/api/rooms", json={"options": options,
+                                                        "computers": seats}).json()
+    created = httpx.get(f"{server.url}/api/rooms/{made['room']}").json()["created"]
+    gid = game_id(made["room"], created, 1)
+    end = time.monotonic() + 60
+    while httpx.get(f"{server.url}/api/games/{gid}").status_code != 200:
+        assert time.monotonic() < end, "not archived in time"
+        time.sleep(0.1)
+    return gid
+
+
+def _give_seat(server: Any, gid: str, seat: int, player: str, name: str) -> None:
+    """The seat was the player's (what a seat taken with a player records)."""
+    with sqlite3.connect(server.db) as conn:
+        conn.execute("UPDATE game_seats SET player_id = ?, kind = 'human', level = NULL, "
+                     "name = ? WHERE game_id = ? AND seat = ?", (player, name, gid, seat))
+
+
+def _player(server: Any, name: str) -> dict:
+    return httpx.post(f"{server.url}/api/players", json={"name": name}).json()
+
+
+def _plural(value: Any, n: int) -> str:
+    return value if isinstance(value, str) else value["one" if n == 1 else "other"]
+
+
+def test_a_players_games_link_to_replays_whose_deals_verify(
+        archive_server: Any, new_page: Any, axe_source: str) -> None:
+    gid = _finished_game(archive_server, {"players": 2, "target": 61})
+    three = _finished_game(archive_server, {"players": 3, "target": 61})
+    me = _player(archive_server, "Pat")
+    _give_seat(archive_server, gid, 0, me["id"], "Pat")
+    _give_seat(archive_server, three, 1, me["id"], "Pat")
+    deals = len(httpx.get(f"{archive_server.url}/api/games/{gid}").json()["seeds"]["deals"])
+    for lang in ("en", "da", "sv"):
+        words = CATALOGUES[lang]
+        page = new_page(locale=LOCALES[lang])
+        page.goto(f"{archive_server.url}/p/{me['id']}")
+        page.wait_for_selector(f"#games tr[data-game='{gid}']")
+        assert page.locator("#games tbody tr").count() == 2
+        assert words["profile.title"].format(name="Pat") == page.text_content("h1")
+        played = page.text_content("#stats-games tr[data-key=played] td")
+        assert played.strip() == "2"
+        assert page.locator("#stats-per-deal tr[data-key=total] td").count() == 2
+        axe(page, axe_source, f"/p in {lang}")
+        page.click(f"#games tr[data-game='{gid}'] a.replay-link")
+        page.wait_for_url(f"**/replay/{gid}")
+        page.wait_for_selector("#verdict[data-ok=true]")
+        assert page.text_content("#verdict").strip() == _plural(
+            words["verify.all_ok"], deals).format(n=deals)
+        page.wait_for_selector("#replay-next")
+        page.click("#replay-last")
+        assert page.locator(".replay-now").count() == 1
+        axe(page, axe_source, f"/replay/<game> in {lang}")
+        page.goto(f"{archive_server.url}/replay/{three}")  # a 3-player deal: the crib's card
+        page.wait_for_selector("#verdict[data-ok=true]")
+
+
+def test_a_tampered_seed_is_reported_as_the_deal_that_fails(
+        archive_server: Any, new_page: Any, axe_source: str) -> None:
+    gid = _finished_game(archive_server, {"players": 2, "target": 61})
+    for lang in ("en", "sv"):
+        page = new_page(locale=LOCALES[lang])
+
+        def tamper(route: Any) -> None:
+            answer = route.fetch()
+            body = answer.json()
+            body["seeds"]["deals"][1]["seed"] = "0" * 64
+            route.fulfill(response=answer, json=body)
+
+        page.route(f"**/api/games/{gid}", tamper)
+        page.goto(f"{archive_server.url}/replay/{gid}")
+        page.wait_for_selector("#verdict[data-ok=false]")
+        failing = page.locator("#verdict li")
+        assert failing.count() == 1
+        assert failing.get_attribute("data-reason") == "deal_seed"
+        assert failing.get_attribute("data-n") == "2"
+        assert failing.text_content() == CATALOGUES[lang]["verify.deal_seed"].format(n=2)
+        axe(page, axe_source, f"a failed verdict in {lang}")
+
+
+def test_a_private_profile_is_its_players_only(archive_server: Any, new_page: Any,
+                                               browser: Any) -> None:
+    me = _player(archive_server, "Kim")
+    auth = {"Authorization": f"Player {me['id']}.{me['secret']}"}
+    assert httpx.patch(f"{archive_server.url}/api/players/me", json={"private": True},
+                       headers=auth).status_code == 200
+    # (its own context: the refused read is a console error the new_page fixture refuses)
+    context = browser.new_context(locale="da-DK")
+    try:
+        other = context.new_page()
+        other.goto(f"{archive_server.url}/p/{me['id']}")
+        other.wait_for_selector(".profile-error[data-code=profile_private]")
+        assert other.text_content(".profile-error") == CATALOGUES["da"][
+            "profile.error_profile_private"]
+    finally:
+        context.close()
+    mine = new_page()
+    mine.goto(f"{archive_server.url}/")
+    mine.evaluate("(me) => localStorage.setItem('cribbage.player', JSON.stringify(me))",
+                  {"id": me["id"], "secret": me["secret"]})
+    mine.goto(f"{archive_server.url}/p/{me['id']}")
+    mine.wait_for_selector("#stats-games")
+    assert mine.text_content("h1") == CATALOGUES["en"]["profile.title"].format(name="Kim")
