@@ -50,6 +50,35 @@ CODEC_MEANINGS: dict[str, str] = {
 }
 """Codes of :class:`protocol.codec.ProtocolError`."""
 
+PASSKEY_MEANINGS: dict[str, str] = {
+    "bad_passkey": (
+        "HTTP only (the passkey routes, 400): the body is not a passkey answer, or it does "
+        "not verify (another origin or relying party, a challenge it was not made for, a "
+        "bad signature, a signature counter that did not go up, a passkey the server does "
+        "not know or whose player was deleted); nothing changed, the challenge is used up"
+    ),
+    "passkey_challenge_not_found": (
+        "HTTP only (the passkey routes, 404): no such challenge: unknown, already used, "
+        "expired (passkey_challenge_seconds), of the other ceremony or of another player; "
+        "ask for new options"
+    ),
+    "passkeys_unavailable": (
+        "HTTP only (the passkey routes, 400): no relying party id: the server was reached "
+        "at an IP address and neither passkey_rp_id nor public_url is set"
+    ),
+    "passkey_not_found": "HTTP only (404): the player holds no passkey of that id",
+    "too_many_passkeys": (
+        "HTTP only (409): the player already holds max_passkeys_per_player passkeys; "
+        "nothing changed"
+    ),
+    "too_many_passkey_attempts": (
+        "HTTP only (the passkey routes, 429 with Retry-After): this client address made "
+        "more passkey requests than passkey_attempts_per_minute allows; nothing was done; "
+        "wait retry_after seconds"
+    ),
+}
+"""Codes of the passkey routes (``server.passkeys``)."""
+
 SERVER_MEANINGS: dict[str, str] = {
     "hello_required": "a message other than hello or ping before hello",
     "already_welcomed": "a second hello on the same connection",
@@ -181,6 +210,7 @@ SERVER_MEANINGS: dict[str, str] = {
         "HTTP only (POST /api/players/link, 429 with Retry-After): this client address "
         "entered more wrong codes than code_tries_per_hour allows; the code was not tried"
     ),
+    **PASSKEY_MEANINGS,
 }
 """Codes the server itself sends (room service, sessions, HTTP)."""
 
@@ -224,6 +254,7 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "too_many_connections", "too_many_room_reads", "request_id_reused", "game_not_found",
     "database_unavailable", "bad_player", "bad_request", "bad_name", "bad_code",
     "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
+    *PASSKEY_MEANINGS,
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

@@ -246,5 +246,8 @@ class PlayerExportBody(_Model):
         "last_used_at (no hashes)")
     link_codes: list[dict] = Field(description="live one-time codes: handle (first half), "
                                    "created_at, expires_at, tries")
+    passkeys: list[dict] = Field(description="the player's passkeys (server.passkeys): "
+                                 "credential_id, public_key (base64url), sign_count, "
+                                 "transports, aaguid, backed_up, created_at, last_used_at")
     games: list[dict] = Field(description="each archived game the player sat in: "
                               "{game: games row, seat: the player's game_seats row}")

@@ -5,7 +5,9 @@
 the file with an OpenAPI 3.1 validator, ``@readme/openapi-parser``). The server serves the
 same document at ``GET /openapi.json``.
 
-Routes: ``POST /api/rooms``, ``GET /api/rooms/{room}``, ``GET /api/games/{game}``,
+Routes: ``POST /api/rooms``, ``GET /api/rooms/{room}``, ``GET /api/games/{game}``, the
+passkey routes (:mod:`protocol.passkeys`: ``/api/players/me/passkeys...``,
+``/api/passkeys/options``, ``/api/passkeys/signin``),
 ``GET /healthz``, ``GET /readyz``,
 ``GET /metrics`` and ``GET /openapi.json``. The WebSocket protocol on ``/ws`` is described by
 ``docs/asyncapi.json`` (:mod:`protocol.asyncapi`); the web client's pages (``/``,
@@ -29,6 +31,9 @@ from .codes import HttpErrorCode
 from .generated import write_or_check
 from .http import ArchivedGameBody, Health, HttpError, Readiness, RoomCreatedBody, RoomSummary
 from .messages import PROTOCOL_VERSION, ROOM_ID_PATTERN, CreateRoom
+from .passkeys import ERRORS as PASSKEY_ERRORS
+from .passkeys import NAMED as PASSKEY_NAMED
+from .passkeys import passkey_paths
 from .schema import named_schemas, reference_shared
 
 OPENAPI_PATH = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
@@ -53,6 +58,7 @@ NAMED: dict[str, Any] = {
     "Health": Health,
     "Readiness": Readiness,
     **openapi_players.NAMED,
+    **PASSKEY_NAMED,
 }
 
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
@@ -97,6 +103,7 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         "the seconds in the `Retry-After` header (`error.retry_after` has them unrounded).",
         ["too_many_room_reads"],
     ),
+    **PASSKEY_ERRORS,
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
 ERRORS.update(openapi_players.ERRORS)
@@ -251,6 +258,7 @@ def build_document() -> dict[str, Any]:
             }
         },
         **openapi_players.paths(_json, _errors),
+        **passkey_paths(_json, _errors, ("BadPlayer",)),
         "/healthz": {
             "get": {
                 "operationId": "getHealth",
@@ -330,6 +338,8 @@ def build_document() -> dict[str, Any]:
             {"name": "archive", "description": "Finished and abandoned games, kept."},
             {"name": "players", "description": "Players: an identity without sign-up, "
              "on every device (docs/protocol.md, \"Players\")."},
+            {"name": "passkeys", "description": "Passkeys (WebAuthn) that bring a player "
+             "back where the browser forgot it."},
             {"name": "operations", "description": "Health, readiness, metrics."},
         ],
         "paths": paths,

@@ -67,6 +67,8 @@ from .limits import AddressLimits, client_address, http_protocol, retry_after_he
 from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
+from .passkeys.http import ROUTES as PASSKEY_ROUTES
+from .passkeys.store import PasskeyStore
 from .players.auth import ApiError, api_error_response
 from .players.http import ROUTES as PLAYER_ROUTES
 from .players.store import PlayerStore
@@ -118,6 +120,7 @@ class Services:
     archiver: Archiver | None = None
     archive: ArchiveReader | None = None
     players: PlayerStore | None = None
+    passkeys: PasskeyStore | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.archiver = Archiver(service, sweeper, database, settings)
     services.archive = ArchiveReader(database)
     services.players = PlayerStore(database)
+    services.passkeys = PasskeyStore(database)
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
@@ -545,6 +549,7 @@ ROUTES = [
     Route("/api/rooms", create_room, methods=["POST"]),
     Route("/api/rooms/{room}", room_summary, methods=["GET"]),
     Route("/api/games/{game}", archived_game, methods=["GET"]),
+    *PASSKEY_ROUTES,
     *PLAYER_ROUTES,
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),

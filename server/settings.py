@@ -299,6 +299,32 @@ class Settings(BaseSettings):
         "the room's total holds too (a dead process's spectators count until it is reaped)"
     )
 
+    # Passkeys (server.passkeys, issue 18 point 2)
+    passkey_rp_id: str | None = Field(
+        None, description="the WebAuthn relying party id passkeys are made for: a domain "
+        "(cards.example), never an IP address; unset: the host of public_url, else the host "
+        "the request was sent to (localhost in development). Passkeys made for one id work "
+        "only there: set it before players make any"
+    )
+    passkey_rp_name: str = Field(
+        "Cribbage", min_length=1, max_length=64,
+        description="the site's name a browser shows when it makes a passkey"
+    )
+    passkey_attempts_per_minute: int = Field(
+        20, ge=0, description="passkey requests one client address may make per minute "
+        "(options, sign-ins and registrations, verified or not; all at once at most, then one "
+        "every 3 s; 0: no limit); more get 429 too_many_passkey_attempts. Counted across "
+        "every server process with Redis"
+    )
+    passkey_challenge_seconds: float = Field(
+        300.0, gt=0, le=3600, description="how long a passkey challenge (the options of one "
+        "sign-in or registration) may be answered; it is used once at most"
+    )
+    max_passkeys_per_player: int = Field(
+        10, ge=1, le=100, description="passkeys one player may hold; one more is refused "
+        "(409 too_many_passkeys)"
+    )
+
     @field_validator("forwarded_allow_ips")
     @classmethod
     def _check_proxies(cls, value: str) -> str:

@@ -29,6 +29,9 @@ compares the two.
   (``server.archive.summary``), with the game's kind, variant, status and end copied in, so
   a player's history and statistics read one indexed table (at a million games).
 * ``game_deals``: one row per deal: dealer, seed, commitment, the scores after it.
+* ``player_passkeys``, ``passkey_challenges``: a player's passkeys (WebAuthn credentials:
+  id, public key, signature counter) and the outstanding challenges of passkey sign-ins and
+  registrations, single use and short-lived (``server.passkeys``; migration 0004).
 * ``game_logs``: the room's log of the game, every entry in order (what caused each version
   and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
 """
@@ -37,6 +40,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -44,6 +48,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     SmallInteger,
     String,
@@ -218,4 +223,40 @@ game_logs = Table(
            comment='JSON array of the room log entries [{"v", ...cause, "events"}]'),
 )
 
-TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals, game_logs)
+player_passkeys = Table(
+    "player_passkeys",
+    metadata,
+    Column("credential_id", String(1400), primary_key=True,
+           comment="the WebAuthn credential id, base64url without padding"),
+    Column("player_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           nullable=False),
+    Column("public_key", LargeBinary, nullable=False, comment="the COSE public key"),
+    Column("sign_count", BigInteger, nullable=False,
+           comment="the authenticator's signature counter last seen (0: it keeps none)"),
+    Column("transports", JSON, nullable=True, comment="what the browser said, e.g. internal"),
+    Column("aaguid", String(36), nullable=False, comment="the authenticator's model"),
+    Column("backed_up", Boolean, nullable=False, comment="a synced (multi-device) passkey"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_used_at", DateTime(timezone=True), nullable=True),
+    comment="a player's passkeys (issue 18 point 2; server.passkeys)",
+)
+Index("ix_player_passkeys_player", player_passkeys.c.player_id)
+
+passkey_challenges = Table(
+    "passkey_challenges",
+    metadata,
+    Column("id", String(32), primary_key=True, comment="the challenge's public id"),
+    Column("purpose", String(16), nullable=False, comment="register | signin"),
+    Column("player_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           nullable=True, comment="the player registering (null for a sign-in)"),
+    Column("challenge", String(128), nullable=False, comment="base64url, 32 random bytes"),
+    Column("rp_id", String(253), nullable=False, comment="the relying party id it was for"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    comment="outstanding WebAuthn challenges: single use, short-lived, in SQL so that every "
+    "server process sees them (server.passkeys)",
+)
+Index("ix_passkey_challenges_expires_at", passkey_challenges.c.expires_at)
+
+TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals,
+          game_logs, player_passkeys, passkey_challenges)

@@ -34,13 +34,16 @@ from typing import Any
 
 from sqlalchemy import and_, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from webauthn.helpers import bytes_to_base64url
 
 from ..database import Database
 from ..database.schema import (
     game_seats,
     games,
+    passkey_challenges,
     player_credentials,
     player_link_codes,
+    player_passkeys,
     players,
 )
 
@@ -353,6 +356,12 @@ class PlayerStore:
                 player_credentials.c.player_id == player_id))
             await conn.execute(delete(player_link_codes).where(
                 player_link_codes.c.player_id == player_id))
+            # its passkeys (server.passkeys) and their challenges go too: the row is kept,
+            # so the foreign keys' cascade does not
+            await conn.execute(delete(player_passkeys).where(
+                player_passkeys.c.player_id == player_id))
+            await conn.execute(delete(passkey_challenges).where(
+                passkey_challenges.c.player_id == player_id))
             await conn.execute(update(game_seats).where(
                 game_seats.c.player_id == player_id).values(name=None))
         return True
@@ -364,7 +373,8 @@ class PlayerStore:
         the game's row.
 
         Returns:
-            ``{"player", "credentials", "link_codes", "games"}`` (datetimes as ISO 8601
+            ``{"player", "credentials", "link_codes", "passkeys", "games"}`` (a passkey's
+            public key in base64url) (datetimes as ISO 8601
             text), or None (no such player).
         """
         await self._ready()
@@ -382,6 +392,9 @@ class PlayerStore:
                 select(player_link_codes.c.handle, player_link_codes.c.created_at,
                        player_link_codes.c.expires_at, player_link_codes.c.tries)
                 .where(player_link_codes.c.player_id == player_id))).all()
+            passkeys = (await conn.execute(
+                select(player_passkeys).where(player_passkeys.c.player_id == player_id)
+                .order_by(player_passkeys.c.created_at))).all()
             seats = (await conn.execute(
                 select(game_seats).where(game_seats.c.player_id == player_id)
                 .order_by(game_seats.c.ended_at, game_seats.c.game_id))).all()
@@ -395,6 +408,8 @@ class PlayerStore:
             "player": _jsonable(player),
             "credentials": [_jsonable(dict(c._mapping)) for c in creds],
             "link_codes": [_jsonable(dict(c._mapping)) for c in codes],
+            "passkeys": [_jsonable({**p._mapping, "public_key": bytes_to_base64url(
+                bytes(p._mapping["public_key"]))}) for p in passkeys],
             "games": [
                 {"game": _jsonable(dict(game_rows[s._mapping["game_id"]]._mapping)),
                  "seat": _jsonable(dict(s._mapping))}

@@ -245,6 +245,16 @@ def test_openapi_document_validates():
         ("get", "/readyz"): ["200", "503"],
         ("get", "/metrics"): ["200"],
         ("get", "/openapi.json"): ["200"],
+        ("post", "/api/players/me/passkeys/options"): ["200", "400", "401", "403", "409",
+                                                       "413", "429", "500", "503"],
+        ("get", "/api/players/me/passkeys"): ["200", "401", "500", "503"],
+        ("post", "/api/players/me/passkeys"): ["201", "400", "401", "403", "404", "409",
+                                               "413", "429", "500", "503"],
+        ("delete", "/api/players/me/passkeys/{passkey}"): ["204", "401", "403", "404", "500",
+                                                           "503"],
+        ("post", "/api/passkeys/options"): ["200", "400", "403", "413", "429", "500", "503"],
+        ("post", "/api/passkeys/signin"): ["200", "400", "403", "404", "413", "429", "500",
+                                           "503"],
     }
     # The OpenAPI 3.1 schema does not look inside Schema Objects: check them as JSON
     # Schema 2020-12 (OpenAPI 3.1's dialect).

@@ -2,6 +2,7 @@
 // it with POST /api/rooms, then go to its share link /r/<room>, where the creator sits at
 // the first seat kept for a person.
 import { codeText } from "./describe.js";
+import { passkeyPanel } from "./passkeys.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { topBar } from "./layout.js";
@@ -36,6 +37,7 @@ export function startPage(root) {
   };
 
   const layout = () => LAYOUTS.find((l) => l.value === state.layout);
+  const passkeys = passkeyPanel(); // kept across re-renders (its own state)
 
   async function submit(e) {
     e.preventDefault();
@@ -170,6 +172,7 @@ export function startPage(root) {
         state.error ? h("p", { class: "error", id: "form-error", role: "alert" }, state.error) : null,
         h("button", { type: "submit", class: "primary", disabled: state.busy, "data-key": "create" },
           state.busy ? t("start.starting") : t("start.create"))),
+      passkeys,
       h("p", { class: "muted" }, h("a", { href: "/replay" }, t("start.replay_link"))))));
   }
 
