@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
+import httpx
 import pytest
 from crib_ui import create_table, play_until_game_over
 from test_comfort import axe
@@ -76,14 +78,16 @@ def test_a_newcomer_plays_and_takes_the_player_to_another_device(
     # the language switch is the player's language too
     anna.select_option("#lang", "sv")
     anna.get_by_role("button", name="Skapa en kod").wait_for(state="attached")
-    anna.wait_for_function("""async (p) => {
-      const r = await fetch('/api/players/me', {headers: {authorization: `Player ${p.id}.${p.secret}`}});
-      return (await r.json()).language === 'sv';
-    }""", arg=me)
+    auth = {"Authorization": f"Player {me['id']}.{me['secret']}"}
+    end = time.monotonic() + 10
+    while httpx.get(f"{base}/api/players/me", headers=auth).json()["language"] != "sv":
+        assert time.monotonic() < end, "the language did not reach the player"
+        time.sleep(0.05)
 
 
 @pytest.mark.parametrize("locale,words", [
-    ("da-DK", ["Dig", "Brug på en anden enhed", "Lav en kode", "Hent mine data", "Slet min spiller"]),
+    ("da-DK", ["Dig", "Brug på en anden enhed", "Lav en kode", "Hent mine data",
+               "Slet min spiller"]),
     ("sv-SE", ["Du", "Använd på en annan enhet", "Skapa en kod", "Ladda ner mina data",
                "Radera min spelare"]),
 ])
