@@ -3,8 +3,9 @@ virtual authenticator (``WebAuthn.addVirtualAuthenticator``: CTAP2, internal, re
 keys, user verification): a player makes a passkey on the "You" page ("Add a passkey"),
 the browser's storage is wiped (the next visit makes a new, anonymous player), and "Sign
 in with a passkey" gives back the **same** player id (with a new secret) in its place.
-WebAuthn needs a secure context and a domain as the relying party id, so the page is opened at ``http://localhost:<port>``, not ``127.0.0.1``. axe-core finds
-nothing serious on the page."""
+WebAuthn needs a secure context and a domain as the relying party id, so the page is
+opened at ``http://localhost:<port>``, not ``127.0.0.1``. axe-core finds nothing serious
+on the page."""
 
 from __future__ import annotations
 
