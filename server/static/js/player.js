@@ -64,17 +64,20 @@ export class PlayerError extends Error {
 }
 
 /**
- * `method path` with `body` (JSON) as `player` (or the kept one; `false`: as nobody).
- * Returns the answer's JSON (null for 204). A 401 bad_player forgets the kept player.
- * Throws PlayerError (the server's code in the reader's language).
+ * `method path` with `body` (JSON) as `player` (or the kept one; `false`: as nobody),
+ * given up after `timeoutMs`. Returns the answer's JSON (null for 204). A 401 bad_player
+ * forgets the kept player. Throws PlayerError (the server's code in the reader's language).
  */
-export async function api(method, path, body, player = loadPlayer()) {
+export async function api(method, path, body, player = loadPlayer(), timeoutMs = 15_000) {
   const headers = {};
   if (body !== undefined) headers["content-type"] = "application/json";
   if (player) headers.authorization = `Player ${player.id}.${player.secret}`;
   let res;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      signal: typeof AbortSignal.timeout === "function" ? AbortSignal.timeout(timeoutMs) : undefined,
+    });
   } catch {
     throw new PlayerError(t("you.offline"));
   }
@@ -99,7 +102,8 @@ export async function ensurePlayer() {
   const name = loadName().trim();
   for (const body of name ? [{ name, language: lang() }, { language: lang() }] : [{ language: lang() }]) {
     try {
-      const made = await api("POST", "/api/players", body, false);
+      // Never keep the page waiting long: without a player it still plays.
+      const made = await api("POST", "/api/players", body, false, 4000);
       savePlayer(made);
       return loadPlayer();
     } catch (err) {
