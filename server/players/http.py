@@ -15,7 +15,8 @@
   credential of the code's player for this device; ``404 bad_code``, ``404
   too_many_tries`` (the code is dead), ``429 too_many_code_tries`` (the address entered
   ``code_tries_per_hour`` wrong codes).
-* ``GET /link/{code}``: the web table's page, which claims the code.
+* ``GET /link/{code}``: the web table's page, which claims the code; ``GET /you``: the web
+  table's page of the player this browser is (name, language, codes, data).
 
 ``/me`` routes need ``Authorization: Player <id>.<secret>`` (``401 bad_player``). A database
 that cannot be reached is ``503 database_unavailable``; bodies over ``max_body_bytes`` are
@@ -274,7 +275,8 @@ async def claim_link(request: Request) -> Response:
 
 
 async def link_page(request: Request) -> Response:
-    """``GET /link/{code}``: the web table's page (it claims the code)."""
+    """``GET /link/{code}`` and ``GET /you``: the web table's page (it claims the code /
+    shows the player's own page)."""
     from ..app import STATIC_DIR
 
     page = STATIC_DIR / "index.html"
@@ -299,5 +301,6 @@ ROUTES = [
     Route("/api/players/me/export", export_me, methods=["GET"]),
     Route("/api/players/me/link", make_link, methods=["POST"]),
     Route("/link/{code}", link_page, methods=["GET"]),
+    Route("/you", link_page, methods=["GET"]),
 ]
 """The players' routes (``server.app`` puts them before any ``/api/players/{id}``)."""

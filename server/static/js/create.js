@@ -2,10 +2,10 @@
 // it with POST /api/rooms, then go to its share link /r/<room>, where the creator sits at
 // the first seat kept for a person.
 import { codeText } from "./describe.js";
-import { passkeyPanel } from "./passkeys.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { topBar } from "./layout.js";
+import { loadPlayer, updateMe } from "./player.js";
 import { loadName, saveName, updateRoom } from "./storage.js";
 
 const LAYOUTS = [
@@ -37,7 +37,6 @@ export function startPage(root) {
   };
 
   const layout = () => LAYOUTS.find((l) => l.value === state.layout);
-  const passkeys = passkeyPanel(); // kept across re-renders (its own state)
 
   async function submit(e) {
     e.preventDefault();
@@ -49,6 +48,24 @@ export function startPage(root) {
       return;
     }
     saveName(name);
+    state.busy = true;
+    state.error = null;
+    // The player is called by its own name at every table (docs/protocol.md, hello): the
+    // name typed here becomes the player's.
+    if (loadPlayer()) {
+      try {
+        await updateMe({ name });
+      } catch (err) {
+        if (err.code === "bad_name") {
+          state.busy = false;
+          state.error = err.message;
+          render();
+          root.querySelector("#your-name")?.focus();
+          return;
+        }
+        /* the server is away: the table still takes the name in hello */
+      }
+    }
     const { players, partnerships } = layout();
     const computers = {};
     for (let s = 1; s < players; s += 1) {
@@ -172,7 +189,8 @@ export function startPage(root) {
         state.error ? h("p", { class: "error", id: "form-error", role: "alert" }, state.error) : null,
         h("button", { type: "submit", class: "primary", disabled: state.busy, "data-key": "create" },
           state.busy ? t("start.starting") : t("start.create"))),
-      passkeys,
+      h("p", { class: "muted you-note" }, t("start.you_note"), " ",
+        h("a", { href: "/you", "data-key": "start-you" }, t("start.you_link"))),
       h("p", { class: "muted" }, h("a", { href: "/replay" }, t("start.replay_link"))))));
   }
 

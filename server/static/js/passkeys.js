@@ -2,8 +2,8 @@
 // The server's side is server/passkeys (docs/protocol.md, "Passkeys"): it hands out
 // WebAuthn options in their JSON form (binary values in base64url) and takes the
 // browser's answer in the same form. This module turns one into the other around
-// navigator.credentials.create / .get, and draws the start page's small passkey panel:
-// "Sign in with a passkey" when no player is kept here, "Add a passkey" when one is.
+// navigator.credentials.create / .get, and draws the passkey part of the "You" page (you.js):
+// "Add a passkey" when a player is kept here, and "Sign in with a passkey" always.
 // No inline script or style (the CSP), text in the catalogues (passkey.*).
 
 import { codeText } from "./describe.js";
@@ -124,9 +124,9 @@ function why(err) {
 }
 
 /**
- * The start page's passkey panel (a <section>), drawing itself again as it goes:
- * "Sign in with a passkey" when no player is kept in this browser, "Add a passkey" when
- * one is. `onPlayer(player)` is told when a sign-in brought a player back. Nothing is
+ * The passkey panel of the "You" page (a <section>), drawing itself again as it goes:
+ * "Add a passkey" when a player is kept in this browser, and "Sign in with a passkey"
+ * (which replaces the kept player by the passkey's). `onPlayer(player)` is told when a sign-in brought a player back. Nothing is
  * drawn where the browser has no passkeys (an empty, hidden section).
  */
 export function passkeyPanel(onPlayer = () => {}) {
@@ -154,16 +154,21 @@ export function passkeyPanel(onPlayer = () => {}) {
         section.querySelector("button")?.focus();
       },
     }, label);
+    const signIn = () => button(t("passkey.sign_in"), async () => {
+      const back = await signInWithPasskey();
+      onPlayer(back);
+      return back.name ? t("passkey.welcome_back", { name: back.name }) : t("passkey.signed_in");
+    });
+    // With a player kept (every visitor has one: player.js), both: keep this one on a
+    // passkey, or take back another one this browser had forgotten.
     section.append(
       h("h2", { id: "passkey-title" }, player ? t("passkey.keep_title") : t("passkey.back_title")),
       h("p", {}, player ? t("passkey.keep_text") : t("passkey.back_text")),
       player
         ? button(t("passkey.add"), async () => { await addPasskey(player); return t("passkey.added"); })
-        : button(t("passkey.sign_in"), async () => {
-          const back = await signInWithPasskey();
-          onPlayer(back);
-          return back.name ? t("passkey.welcome_back", { name: back.name }) : t("passkey.signed_in");
-        }),
+        : signIn(),
+      player ? h("p", { class: "note" }, t("passkey.other_text")) : null,
+      player ? signIn() : null,
       h("p", { class: state.error ? "error" : "note", role: "status", "data-key": "passkey-status" },
         state.busy ? t("passkey.waiting") : (state.error || state.message || "")),
     );

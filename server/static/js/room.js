@@ -23,6 +23,7 @@ import { icon } from "./icons.js";
 import { topBar } from "./layout.js";
 import { downloadReplay, fetchReplay, replayPanel } from "./replay.js";
 import { play as playSound } from "./sound.js";
+import { ensurePlayer, forgetPlayer, loadPlayer } from "./player.js";
 import { loadName, loadRoom, saveName, updateRoom } from "./storage.js";
 import { Story, countsOfDeal } from "./story.js";
 
@@ -76,10 +77,13 @@ export function roomPage(root, roomId) {
   };
   let lobbyTimer = null;
   let tickTimer = null;
+  let lastJoin = { seat: null, seatToken: null };
+  let playersReplaced = 0;
 
   // ---------------------------------------------------------------- connection ---------
   function connect(seat, seatToken) {
     state.client?.close();
+    lastJoin = { seat, seatToken };
     const record = loadRoom(roomId);
     state.mode = "table";
     state.seat = seat;
@@ -89,6 +93,7 @@ export function roomPage(root, roomId) {
       url: wsUrl(),
       name: state.name.trim() || t("name.guest"),
       playerToken: record.playerToken || null,
+      player: loadPlayer(), // the player this browser is (player.js): its seats are its own
       client: "web/2",
     });
     state.client = client;
@@ -195,9 +200,29 @@ export function roomPage(root, roomId) {
     state.story.addLocal(state.version, t(key, { who: names.seat(frame.seat), form: names.form(frame.seat) }), "presence");
   }
 
+  /** The server does not know the kept player (deleted, say): forget it, make a new one
+   * (player.js) and connect again; the seat's token still holds the seat. */
+  async function replacePlayer() {
+    const client = state.client;
+    if (!client) return; // already at it
+    client.close();
+    state.client = null;
+    if (playersReplaced >= 2) forgetPlayer(); // and go on without one
+    else {
+      playersReplaced += 1;
+      forgetPlayer();
+      await ensurePlayer();
+    }
+    if (state.client === null) connect(lastJoin.seat, lastJoin.seatToken);
+  }
+
   function onJoinError(err) {
     const code = err?.code;
     if (code === "superseded" || code === "closed") return;
+    if (code === "bad_player") {
+      replacePlayer();
+      return;
+    }
     if (code === "room_not_found") {
       state.client?.close();
       state.client = null;
@@ -227,6 +252,10 @@ export function roomPage(root, roomId) {
   }
 
   function onClientError(e) {
+    if (e.code === "bad_player") {
+      onJoinError(e);
+      return;
+    }
     if (e.ref === "join" || (e.ref === "hello" && NAME_REFUSED.has(e.code))) {
       onJoinError(e);
       return;
