@@ -338,7 +338,7 @@ def build_document() -> dict[str, Any]:
                     {"name": "limit", "in": "query", "required": False,
                      "description": "Games on the page: 1 to `history_max_page_size` (50 by "
                      "default); without it `history_page_size` (20).",
-                     "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                     "schema": {"type": "integer", "minimum": 1, "maximum": 50}},
                     {"name": "cursor", "in": "query", "required": False,
                      "description": "The `next` of the previous page.",
                      "schema": {"type": "string", "maxLength": 64}},

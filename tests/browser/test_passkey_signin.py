@@ -45,6 +45,7 @@ def test_a_passkey_gives_the_same_player_back(live_server: Any, browser: Any,
 
         # a player kept in this browser: the panel offers to keep it on a passkey
         page.goto(f"{origin}/you")
+        page.wait_for_selector("#you-name")  # its own new player made and kept, first
         page.evaluate("(p) => localStorage.setItem('cribbage.player', JSON.stringify(p))",
                       {"id": player["id"], "secret": player["secret"]})
         page.reload()

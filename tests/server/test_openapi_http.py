@@ -22,7 +22,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from protocol import openapi
 from server.app import ROUTES
 
-NOT_API = {"/", "/r/{room}", "/rules", "/rules/{variant}", "/replay", "/link/{code}"}
+NOT_API = {"/", "/r/{room}", "/rules", "/rules/{variant}", "/replay", "/link/{code}",
+           "/p/{player}", "/replay/{game}", "/you"}
 """The web client's pages: not part of the HTTP API."""
 
 

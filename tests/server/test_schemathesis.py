@@ -57,6 +57,13 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404, 
 include-path = "/api/players/me"
 include-method = "PATCH"
 checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404, 409, 429]
+
+# A page's cursor is text the server made (the `next` of a page): any other text is 400
+# bad_page_request, nothing read.
+[[operations]]
+include-path = "/api/players/{player}/games"
+include-method = "GET"
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404, 409, 410, 429]
 """
 
 
