@@ -200,7 +200,7 @@ def test_random_games_thorough(options: GameOptions, seed: int, choices: int) ->
     play_random_game(options, seed, random.Random(choices), thorough=True, rematch=True)
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     options=st.sampled_from(ALL_OPTIONS),
     seed=st.integers(min_value=0, max_value=2**128),
