@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import match as matches
 from . import rng
 from .deal import check_deck, cut_for_dealer, discard, discard_options, start_deal
 from .errors import BAD_ACTION, BAD_SEAT, GAME_OVER, SYSTEM_ONLY, WRONG_PHASE, RulesError
@@ -58,6 +59,7 @@ def new_game(
     *,
     first_dealer: int | None = None,
     decks: list[list[str]] | None = None,
+    match: int = 1,
 ) -> tuple[GameState, list[Event]]:
     """Start a game: the cut for first deal (docs/rules.md §2.1), the first deal, ``discard`` phase.
 
@@ -69,13 +71,16 @@ def new_game(
         decks: stacked packs (each 52 card texts, top first, e.g. from :func:`deck_for`)
             used by the successive deals, in order, instead of the seeded shuffle; deals after
             the list is used up (also in rematches) are shuffled from the seed.
+        match: best of 1 (a single game: ``state.match`` is None), 3, 5 or 7 games, scored
+            in game points (docs/rules.md §8, :mod:`engine.match`); this is the match's
+            first game.
 
     Returns:
         ``(state, events)``: events ``game_start``, ``cut_for_deal``, ``deal``.
 
     Raises:
-        ValueError: options not a :class:`GameOptions`, a bad seed, a bad ``first_dealer``
-            or a stacked deck that is not the 52 cards.
+        ValueError: options not a :class:`GameOptions`, a bad seed, a bad ``first_dealer``,
+            a stacked deck that is not the 52 cards, or ``match`` not 1, 3, 5 or 7.
     """
     if not isinstance(options, GameOptions):
         raise ValueError("options must be a GameOptions")
@@ -87,7 +92,8 @@ def new_game(
     ):
         raise ValueError(f"first_dealer must be a seat 0..{options.players - 1}")
     stacked = [check_deck(d) for d in decks or []]
-    state = GameState(options=options, seed=seed, decks=stacked)
+    state = GameState(options=options, seed=seed, decks=stacked,
+                      match=matches.new_match(match, options.sides))
     events: list[Event] = []
     _start_game(state, events, first_dealer)
     return state, events
@@ -97,12 +103,18 @@ def _rematch(state: GameState, seat: int, action: dict, events: list[Event]) -> 
     """A new game in the same room: game number +1, same options, seed and seats. First
     dealer (docs/rules.md §2.1): with 2 players or 2 sides the loser of the previous game (in
     Lowball the one who reached the target) — in partnerships the losing side's first seat
-    clockwise from the previous dealer's left; with 3 or 4 playing alone, a new cut."""
+    clockwise from the previous dealer's left; with 3 or 4 playing alone, a new cut.
+
+    In a match (docs/rules.md §8.4): while it is not over, the rematch is the match's next
+    game, its first dealer as above; once it is over, the rematch starts a new match (its
+    number + 1), and the new match's first game is cut for, like a room's first game."""
     if state.phase != "game_over":
         raise RulesError(WRONG_PHASE, "a rematch can only start when the game is over")
     result = state.result or {}
     first: int | None = None
-    if state.options.sides == 2:
+    if state.match is not None and state.match["over"]:
+        matches.next_match(state)
+    elif state.options.sides == 2:
         loser = result["losers"][0]
         n = state.players
         first = next(
@@ -131,9 +143,10 @@ _HANDLERS: dict[str, Callable] = {
     "answer": answer,
     "answer_timeout": _timeout,
     "rematch": _rematch,
+    "forfeit": matches.forfeit,
 }
 
-SYSTEM_ACTIONS = frozenset({"answer_timeout"})
+SYSTEM_ACTIONS = frozenset({"answer_timeout", "forfeit"})
 """Actions applied by the server itself, with seat ``None``."""
 
 
@@ -144,13 +157,17 @@ def apply(
 
     Args:
         state: the current state.
-        seat: the acting seat (0..n-1), or ``None`` for the system (only ``answer_timeout``).
+        seat: the acting seat (0..n-1), or ``None`` for the system (only ``answer_timeout``
+            and ``forfeit``).
         action: a dict with ``"type"`` (``discard``, ``play``, ``announce``, ``answer``,
-            ``answer_timeout``, ``rematch``) and its fields (docs/rules.md, "Actions").
+            ``answer_timeout``, ``rematch``, ``forfeit``) and its fields (docs/rules.md,
+            "Actions").
 
     Returns:
         ``(new_state, events)``: events are plain dicts, unredacted (pass each through
-        :func:`engine.redact_event` before sending it to a seat).
+        :func:`engine.redact_event` before sending it to a seat). In a match, the action
+        that ends a game also scores it into the match: ``match_score`` (and, when it is
+        decided, ``match_over``) follow ``game_over`` (docs/rules.md §8).
 
     Raises:
         RulesError: the action is not allowed (``.code`` per docs/rules.md, "Errors");
@@ -169,11 +186,13 @@ def apply(
     if (seat is None) != (kind in SYSTEM_ACTIONS):
         who = "the system" if seat is None else f"seat {seat}"
         raise RulesError(SYSTEM_ONLY, f"{kind!r} cannot be sent by {who}")
-    if state.phase == "game_over" and kind != "rematch":
+    if state.phase == "game_over" and kind not in ("rematch", "forfeit"):
         raise RulesError(GAME_OVER, "the game is over; only a rematch is accepted")
     new = state.clone()
     events: list[Event] = []
     handler(new, seat, action, events)
+    if new.match is not None and new.phase == "game_over" and state.phase != "game_over":
+        matches.record_game(new, events)
     return new, events
 
 
@@ -183,7 +202,9 @@ def legal_actions(state: GameState, seat: int | None) -> list[Action]:
     Discard: every combination of the deal's size; play: every card that fits under 31 on
     the seat's turn; show: ``announce`` 0..29 for the owner, the three calls for each
     opponent still to answer (each carrying the announcement's ``ref``), ``answer_timeout``
-    for the system while answers are awaited; game over: ``rematch`` for every seat.
+    for the system while answers are awaited; game over: ``rematch`` for every seat. The
+    system's ``forfeit`` is never listed: it is the server's decision (docs/rules.md §8.5),
+    not a move the game asks for.
 
     Computed once per state and seat (a state is never changed once :func:`apply` has
     returned it; clones start without the cache): the list returned is a fresh list, its

@@ -156,9 +156,17 @@ class AnswerTimeoutAction(TypedDict):
     type: Literal["answer_timeout"]
 
 
+class ForfeitAction(TypedDict):
+    """System only (seat ``None``), at game over of a match that is not over: the sides
+    named leave the match and lose it (docs/rules.md §8.5)."""
+
+    type: Literal["forfeit"]
+    sides: list[Side]
+
+
 Action = (
     DiscardAction | PlayAction | AnnounceAction | AnswerAction | RematchAction
-    | AnswerTimeoutAction
+    | AnswerTimeoutAction | ForfeitAction
 )
 """Any action ``engine.apply`` takes (docs/rules.md, "Actions")."""
 
@@ -257,6 +265,63 @@ class GameResult(TypedDict):
     lowball: bool
 
 
+# -- the match ----------------------------------------------------------------------------
+BestOf = Literal[3, 5, 7]
+"""A match's length in games (best of 1 is a single game: no match)."""
+
+GamePoints = Annotated[int, Range(0, 3)]
+"""Game points of one game (ACC rule 12.1, docs/rules.md §8.2): a win 2, a win with a loser
+skunked or double skunked 3, a loss or a draw 0."""
+
+Spread = Annotated[int, Range(-121, 121)]
+"""A game's spread, in holes (docs/rules.md §8.3)."""
+
+MatchReason = Literal["won", "forfeit"]
+"""How a match ended: a side won the majority of its games, or sides forfeited (§8.5)."""
+
+
+class MatchGame(TypedDict):
+    """One finished game of a match, as scored into it (docs/rules.md §8)."""
+
+    game_number: Positive
+    """The room's game number (``view.game_number`` of that game)."""
+    winner: Side | None
+    """Null for a drawn Lowball game (3 or 4 playing alone, docs/rules.md §7.3)."""
+    points: list[GamePoints]
+    """Game points, per side (§8.2)."""
+    spread: list[Spread]
+    """Spread, per side (§8.3)."""
+    forfeit: list[Side]
+    """Sides that forfeited the match after this game (§8.5); usually empty."""
+
+
+class Match(TypedDict):
+    """A match over a room's games (``view.match``; ``engine.match``, docs/rules.md §8).
+    All lists are per side."""
+
+    best_of: BestOf
+    number: Positive
+    """1 for the room's first match, +1 for each new match after one is over."""
+    needed: Literal[2, 3, 4]
+    """Wins that take the match: ``best_of // 2 + 1``."""
+    games: list[MatchGame]
+    """The match's finished games, in order."""
+    wins: list[Annotated[int, Range(0, None)]]
+    """Games won, per side."""
+    points: list[Annotated[int, Range(0, None)]]
+    """Game points so far, per side."""
+    spread: list[int]
+    """Spread so far, per side, in holes."""
+    over: bool
+    winner: Side | None
+    """The side that won the match; null while it is not over (or, after a forfeit, when
+    the sides left are level, §8.5)."""
+    reason: MatchReason | None
+    """Null while the match is not over."""
+    forfeited: list[Side]
+    """Sides that forfeited (§8.5)."""
+
+
 # -- the view -----------------------------------------------------------------------------
 class View(TypedDict):
     """What one seat (or a spectator) may see: ``engine.view(state, seat)``.
@@ -318,6 +383,9 @@ class View(TypedDict):
     legal: list[Action]
     """Every action this seat may take now, exactly ``engine.legal_actions(state, seat)``
     and in the shape ``act`` takes; empty for a spectator or a seat with nothing to do."""
+    match: NotRequired[Match]
+    """The match over the room's games (docs/rules.md §8); absent for a single game (best
+    of 1)."""
 
 
 # -- events -------------------------------------------------------------------------------
@@ -511,11 +579,32 @@ class GameOverEvent(GameResult):
     type: Literal["game_over"]
 
 
+class MatchScoreEvent(Match):
+    """In a match: the match as it stands after a game ended (right after ``game_over``) or
+    after a forfeit (docs/rules.md §8)."""
+
+    type: Literal["match_score"]
+
+
+class MatchOverEvent(TypedDict):
+    """A match is decided (after ``match_score``): a side won the majority, or sides
+    forfeited (docs/rules.md §8.1, §8.5). Lists are per side."""
+
+    type: Literal["match_over"]
+    winner: Side | None
+    """Null only after a forfeit that leaves the sides level (§8.5)."""
+    winner_seats: list[Seat]
+    wins: list[Annotated[int, Range(0, None)]]
+    points: list[Annotated[int, Range(0, None)]]
+    spread: list[int]
+    reason: MatchReason
+
+
 Event = (
     GameStartEvent | GameCommitmentEvent | CutForDealEvent | DealCommitmentEvent | DealEvent
     | DiscardEvent | StarterEvent | PegEvent
     | PlayEvent | GoEvent | CountResetEvent | ShowHandEvent | AnnounceEvent | AnswerEvent
-    | MugginsResultEvent | BackupEvent | GameOverEvent
+    | MugginsResultEvent | BackupEvent | GameOverEvent | MatchScoreEvent | MatchOverEvent
 )
 """Any event the engine emits (docs/rules.md, "Events")."""
 
@@ -613,13 +702,15 @@ Suggestion = (
 __all__ = [
     "CARD_PATTERN", "Action", "AnnounceAction", "AnnounceEvent", "AnnounceSuggestion",
     "AnswerAction", "AnswerEvent", "AnswerSuggestion", "AnswerTimeoutAction", "BackupEvent",
-    "Call", "Card", "Count", "CountResetEvent", "CountedHand", "CutForDealEvent",
+    "BestOf", "Call", "Card", "Count", "CountResetEvent", "CountedHand", "CutForDealEvent",
     "DealCommitmentEvent", "DealEvent", "GameCommitmentEvent",
     "DiscardAction", "DiscardChoice", "DiscardEvent", "DiscardSuggestion", "Event",
-    "GameOverEvent", "GameResult", "GameStartEvent", "GoEvent", "Goal", "HandCount", "Holes",
-    "ItemKind", "MugginsResultEvent", "NoSuggestion", "Options", "Pattern", "PegEvent",
+    "ForfeitAction", "GamePoints", "GameOverEvent", "GameResult", "GameStartEvent", "GoEvent",
+    "Goal", "HandCount", "Holes",
+    "ItemKind", "Match", "MatchGame", "MatchOverEvent", "MatchReason", "MatchScoreEvent",
+    "MugginsResultEvent", "NoSuggestion", "Options", "Pattern", "PegEvent",
     "PegSource", "PendingStep", "Phase", "PlayAction", "PlayChoice", "PlayEvent",
     "PlaySuggestion", "Points", "Positive", "Range", "RematchAction", "ScoreItem", "Seat",
     "SeatCard", "SeatKey", "SettledBy", "ShowHandEvent", "ShowKind", "ShowView", "Side",
-    "SideKey", "Skunk", "StarterEvent", "Suggestion", "View",
+    "SideKey", "Skunk", "Spread", "StarterEvent", "Suggestion", "View",
 ]

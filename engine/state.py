@@ -86,6 +86,8 @@ class GameState:
         last_show: the previous deal's ``show_counted``.
         result: the ``game_over`` event's outcome fields once the game has ended, else ``None``.
         decks: stacked packs (52 card texts each) still to be used by later deals, in order.
+        match: the match over the room's games (:class:`engine.shapes.Match`,
+            :mod:`engine.match`), or ``None`` for a single game (best of 1).
     """
 
     options: GameOptions
@@ -116,6 +118,7 @@ class GameState:
     last_show: list[dict] = field(default_factory=list)
     result: dict | None = None
     decks: list[list[str]] = field(default_factory=list)
+    match: dict | None = None
 
     # -- derived -------------------------------------------------------------------------
     @property
@@ -139,8 +142,8 @@ class GameState:
         Speed matters (computer players and property tests apply millions of actions), so
         this copies each container the engine changes in place and shares the records it
         only ever replaces: the ``pile``/``played`` entries, ``show_order`` and
-        ``show_counted`` entries, ``last_show``, ``result`` and the stacked ``decks``. Code
-        in the engine must never mutate those in place.
+        ``show_counted`` entries, ``last_show``, ``result``, ``match`` and the stacked
+        ``decks``. Code in the engine must never mutate those in place.
         """
         new = object.__new__(GameState)
         d = new.__dict__
@@ -188,12 +191,17 @@ class GameState:
     def from_dict(cls, data: dict) -> GameState:
         """Restore a state from :meth:`to_dict`'s output; ``from_dict(s.to_dict()) == s``.
 
+        A state stored before matches existed has no ``match`` key: it is a single game
+        (``match`` None).
+
         Raises:
             ValueError: not a dict, a missing or unknown key, bad options or a bad seed.
         """
         if not isinstance(data, dict):
             raise ValueError("a game state must be a dict")
         names = _FIELD_NAMES
+        if "match" not in data:
+            data = {**data, "match": None}
         missing = [n for n in names if n not in data]
         unknown = sorted(set(data) - set(names))
         if missing or unknown:

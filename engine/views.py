@@ -34,7 +34,8 @@ def view(
     """The state as ``seat`` may see it (``None``: a spectator), as plain data.
 
     Shape and fields: :class:`engine.shapes.View`, docs/rules.md, "The view". ``legal`` is
-    exactly ``legal_actions(state, seat)`` for a seat and ``[]`` for a spectator. Safe to
+    exactly ``legal_actions(state, seat)`` for a seat and ``[]`` for a spectator. ``match``
+    (public, :class:`engine.shapes.Match`) is there only when the state has a match. Safe to
     mutate (a fresh copy) when ``since`` is not given.
 
     Args:
@@ -111,6 +112,10 @@ def view(
         "result": result,
         "legal": legal_actions(state, seat) if mine else [],
     }
+    if state.match is not None:
+        # The match is replaced, never changed in place (engine.match): same dict, same copy.
+        reuse = old is not None and state.match is before.match and "match" in old
+        out["match"] = old["match"] if reuse else plain_copy(state.match)
     if old is not None:
         # Parts equal to the earlier view's are that view's very objects, so that a diff of
         # the two skips them by identity (one comparison here instead of one there).
@@ -210,9 +215,15 @@ EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
         "winner", "winner_seats", "draw", "losers", "loser_seats", "skunks", "scores",
         "reason", "reached_by", "lowball",
     ),
+    "match_score": _public(
+        "best_of", "number", "needed", "games", "wins", "points", "spread", "over",
+        "winner", "reason", "forfeited",
+    ),
+    "match_over": _public("winner", "winner_seats", "wins", "points", "spread", "reason"),
 }
 """Per engine event type, what each seat may see (docs/rules.md, "Events"): the deal's
-hands and a discard's cards are their owner's only; everything else is public."""
+hands and a discard's cards are their owner's only; everything else is public (the
+match's events too)."""
 
 
 def _drop_own(out: dict[str, Any], paths: tuple[tuple[str, ...], ...]) -> dict[str, Any]:

@@ -10,8 +10,8 @@ definitions are in :mod:`engine.shapes`, and a test checks the two agree field f
 
 :data:`Action` is every engine action (a view's ``legal`` and a hint's ``best`` use it);
 :data:`ClientAction`, what ``act`` takes, leaves out the system actions
-(``answer_timeout``), which only the server applies (a client sending one gets ``reject``
-``system_only``).
+(``answer_timeout``, ``forfeit``), which only the server applies (a client sending one gets
+``reject`` ``system_only``).
 """
 
 from __future__ import annotations
@@ -85,13 +85,22 @@ class AnswerTimeoutAction(_Model):
     type: Literal["answer_timeout"]
 
 
+class ForfeitAction(_Model):
+    """System action (sides left a match: they lose it, docs/rules.md §8.5). A seat sending
+    it gets ``system_only``."""
+
+    type: Literal["forfeit"]
+    sides: Annotated[list[Annotated[int, Field(ge=0, le=3)]], Field(max_length=4)]
+
+
 Action = Annotated[
     DiscardAction
     | PlayAction
     | AnnounceAction
     | AnswerAction
     | RematchAction
-    | AnswerTimeoutAction,
+    | AnswerTimeoutAction
+    | ForfeitAction,
     Field(discriminator="type"),
 ]
 """An engine action (``docs/rules.md`` "Actions"), the system's included."""
@@ -103,4 +112,4 @@ ClientAction = Annotated[
 """An action a seat may send in ``act``: every :data:`Action` but the system actions."""
 
 SYSTEM_ACTION_TYPES: frozenset[str] = frozenset(SYSTEM_ACTIONS)
-"""The ``type`` of each action only the server applies (``answer_timeout``)."""
+"""The ``type`` of each action only the server applies (``answer_timeout``, ``forfeit``)."""

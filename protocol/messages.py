@@ -200,12 +200,15 @@ class RoomSettingsModel(_Model):
     ``standard`` computer plays it until its owner comes back (default 60).
     ``turn_seconds``: the turn clock, seconds a human seat has to act before the server's
     ``standard`` computer acts for it once (default null: no turn clock).
+    ``match``: the room plays a match, best of 3, 5 or 7 games scored in game points
+    (docs/rules.md §8); 1 (the default) is a single game.
     """
 
     hints: bool = Field(default=True, strict=True)
     answer_window: float | None = Field(default=None, gt=0, le=86400)
     takeover_grace: float | None = Field(default=None, gt=0, le=86400)
     turn_seconds: float | None = Field(default=None, ge=1, le=86400)
+    match: Literal[1, 3, 5, 7] | None = None
 
 
 def _players_are(players: list[int]) -> dict[str, Any]:
@@ -403,6 +406,7 @@ class RoomSettings(_Model):
     answer_window: float
     takeover_grace: float
     turn_seconds: float | None
+    match: Literal[1, 3, 5, 7]
 
 
 class Welcome(_Model):

@@ -142,7 +142,7 @@ ERRORS.update(openapi_players.ERRORS)
 EXAMPLE_OPTIONS = {"players": 2, "partnerships": False, "target": 121, "muggins": False,
                    "lowball": False, "backup10": False}
 EXAMPLE_SETTINGS = {"hints": True, "answer_window": 15.0, "takeover_grace": 60.0,
-                    "turn_seconds": None}
+                    "turn_seconds": None, "match": 1}
 
 
 def component_schemas() -> dict[str, Any]:

@@ -45,6 +45,7 @@ _ACTIONS: dict[Any, Any] = {
     es.AnswerAction: actions.AnswerAction,
     es.RematchAction: actions.RematchAction,
     es.AnswerTimeoutAction: actions.AnswerTimeoutAction,
+    es.ForfeitAction: actions.ForfeitAction,
 }
 """Engine action shapes -> the protocol's action models (checked equal by a test)."""
 

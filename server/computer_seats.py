@@ -49,7 +49,7 @@ from typing import Any
 import engine
 from engine.computer import decide as engine_decide
 
-from .deadline_plan import COMPUTER_TURN, TAKEOVER, TURN_CLOCK
+from .deadline_plan import COMPUTER_TURN, TAKEOVER, TURN_CLOCK, computers_play_on
 from .rooms import Change, NoChange, Room, RoomService
 from .store.base import Deadline
 from .timers import Sweeper
@@ -117,9 +117,15 @@ class ComputerSeats:
         dict[str, Any], engine.GameState, list[dict[str, Any]]
     ] | None:
         """Decide and apply the computer's move for ``seat``: ``(action, state, events)``,
-        or None when the seat has nothing to do."""
+        or None when the seat has nothing to do. A computer never asks for a rematch, except
+        seat 0 of a table of computers only between the games of a match
+        (:func:`server.deadline_plan.computers_play_on`)."""
         view, legal = seat_knowledge(room.state, seat)  # type: ignore[arg-type]
         legal = [a for a in legal if a.get("type") != "rematch"]
+        if not legal and seat == 0 and computers_play_on(room.record, room.state):
+            action = {"type": "rematch"}
+            new_state, events = engine.apply(room.state, seat, action)  # type: ignore[arg-type]
+            return action, new_state, events
         if not legal:
             return None
         action = ask(self.decide, view, legal, level, seed)

@@ -10,7 +10,9 @@ ones it makes moot, so they are written in the same atomic step as the record
 * ``computer_turn`` (key: the seat): a seat the server's computer plays (a computer seat, or
   a human's seat during a stand-in) has something to do; due the bot delay after the change,
   carrying the version it was planned at (a firing for an older version does nothing) and,
-  for a stand-in, ``"standin": true`` (its move waits while nobody is at the table:
+  for a stand-in, ``"standin": true``. At a table of computers only, seat 0 also has
+  this deadline when a game of a match that is not over has ended: it asks for the next
+  game (:func:`computers_play_on`) (its move waits while nobody is at the table:
   ``server.computer_seats``). Cleared when that seat has nothing left to do.
 * ``turn_clock`` (key: the seat): the room has a turn clock (room setting ``turn_seconds``)
   and a human seat has something to do (play, discard, announce or answer); due
@@ -84,6 +86,18 @@ def has_work(state: engine.GameState | None, seat: int) -> bool:
     if state is None:
         return False
     return engine.has_move(state, seat)
+
+
+def computers_play_on(record: RoomRecord, state: engine.GameState | None) -> bool:
+    """Whether a table of computers only goes on to the next game of its match by itself:
+    the game is over, the room plays a match that is not over (docs/rules.md §8), and every
+    seat is a computer seat. Then seat 0's computer asks for the ``rematch`` (the match's
+    next game); anywhere a person sits, a person asks for it ("Next game")."""
+    return (
+        state is not None and state.phase == "game_over" and state.match is not None
+        and not state.match["over"] and bool(record.seats)
+        and all(s.kind == "computer" for s in record.seats)
+    )
 
 
 def task_of(state: engine.GameState, seat: int) -> tuple[Any, ...]:
@@ -170,8 +184,9 @@ def plan(
                          {"marker": marker})
             )
     clock: dict[str, float] = {}
+    play_on = computers_play_on(record, state)
     for seat, info in enumerate(record.seats):
-        work = has_work(state, seat)
+        work = has_work(state, seat) or (play_on and seat == 0)
         if info.automated:
             if work:
                 payload: dict[str, Any] = {"version": record.version}

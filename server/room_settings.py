@@ -4,13 +4,16 @@ Chosen at room creation (``POST /api/rooms`` body ``"room"``, ``create_room`` me
 ``room``); stored with the room (``RoomRecord.settings``) and shown in the snapshot and the
 room summary as ``room_settings``. As plain data::
 
-    {"hints": true, "answer_window": 15.0, "takeover_grace": 60.0, "turn_seconds": null}
+    {"hints": true, "answer_window": 15.0, "takeover_grace": 60.0, "turn_seconds": null,
+     "match": 1}
 
 ``answer_window`` (seconds, docs/rules.md §5.2) defaults to the server's
 ``answer_window_seconds``; ``takeover_grace`` (seconds) is how long a human seat may stay
 disconnected before a ``standard`` computer plays it (default 60); ``turn_seconds`` is the
 turn clock: seconds a human seat has to play, discard, announce or answer before the
-server's ``standard`` computer acts for it once (null: no turn clock, the default).
+server's ``standard`` computer acts for it once (null: no turn clock, the default);
+``match`` is the number of games the room's match is the best of (1: a single game, the
+default; 3, 5 or 7: docs/rules.md §8).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ DEFAULT_TAKEOVER_GRACE = 60.0
 MAX_SECONDS = 24 * 3600.0
 """Upper bound of every duration (a room expires after a day idle anyway)."""
 
+MATCH_LENGTHS = (1, 3, 5, 7)
+"""``match``: a single game (1) or a match, best of 3, 5 or 7 (docs/rules.md §8)."""
+
 MIN_TURN_SECONDS = 1.0
 """Shortest turn clock (the web page offers 30, 60 and 120 s)."""
 
@@ -34,20 +40,21 @@ def resolve(requested: dict[str, Any] | None, settings: Settings) -> dict[str, A
 
     Args:
         requested: ``{"hints"?: bool, "answer_window"?: seconds | None,
-            "takeover_grace"?: seconds | None, "turn_seconds"?: seconds | None}`` (None or
-            missing: the default; for ``turn_seconds`` the default is no turn clock).
+            "takeover_grace"?: seconds | None, "turn_seconds"?: seconds | None,
+            "match"?: 1 | 3 | 5 | 7 | None}`` (None or missing: the default; for
+            ``turn_seconds`` the default is no turn clock, for ``match`` 1, a single game).
         settings: the server settings (default answer window and grace).
 
     Returns:
         ``{"hints": bool, "answer_window": float, "takeover_grace": float,
-        "turn_seconds": float | None}``.
+        "turn_seconds": float | None, "match": int}``.
 
     Raises:
         ValueError: a value of the wrong type or out of range (durations must be
             > 0 and at most a day; a turn clock at least 1 s).
     """
     req = dict(requested or {})
-    unknown = set(req) - {"hints", "answer_window", "takeover_grace", "turn_seconds"}
+    unknown = set(req) - {"hints", "answer_window", "takeover_grace", "turn_seconds", "match"}
     if unknown:
         raise ValueError(f"unknown room settings: {sorted(unknown)}")
     hints = req.get("hints")
@@ -79,6 +86,12 @@ def resolve(requested: dict[str, Any] | None, settings: Settings) -> dict[str, A
             )
         turn = float(turn)
     out["turn_seconds"] = turn
+    match = req.get("match")
+    if match is None:
+        match = 1
+    if isinstance(match, bool) or match not in MATCH_LENGTHS:
+        raise ValueError("room.match must be 1, 3, 5 or 7 (games, best of)")
+    out["match"] = match
     return out
 
 

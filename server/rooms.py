@@ -91,8 +91,10 @@ __all__ = [
     "answer_marker",
 ]
 
-GameFactory = Callable[[engine.GameOptions, str], tuple[engine.GameState, list[dict]]]
-"""Starts a game from options and a seed (default ``engine.new_game``; tests stack decks)."""
+GameFactory = Callable[..., tuple[engine.GameState, list[dict]]]
+"""Starts a game from options and a seed (default ``engine.new_game``; tests stack decks):
+``factory(options, seed)``, and ``factory(options, seed, match=N)`` when the room plays a
+match, best of N (room setting ``match`` 3, 5 or 7; docs/rules.md §8)."""
 
 CommitHook = Callable[[RoomRecord, list[dict]], Awaitable[None]]
 """Called after each accepted change with the new record and its (full) events."""
@@ -446,7 +448,8 @@ class RoomService:
         self.settings = settings
         self._room_defaults: dict[str, Any] | None = None
         """``room_settings.resolve(None, settings)``, made on first use."""
-        self.game_factory = game_factory or (lambda opts, seed: engine.new_game(opts, seed))
+        self.game_factory = game_factory or (
+            lambda opts, seed, match=1: engine.new_game(opts, seed, match=match))
         self.seed_factory = seed_factory or new_seed
         self.clock = clock
         self.commit_hooks: list[CommitHook] = []
@@ -856,9 +859,12 @@ class RoomService:
         events follow ``events``)."""
         change = Change(events, cause, seats=tuple(seats), result=result)
         if record.state is None and all(s.taken for s in seats):
-            game, start_events = self.game_factory(
-                engine.GameOptions.from_dict(record.options), record.seed
-            )
+            options = engine.GameOptions.from_dict(record.options)
+            best_of = self.room_settings(record).get("match", 1)
+            if best_of == 1:
+                game, start_events = self.game_factory(options, record.seed)
+            else:
+                game, start_events = self.game_factory(options, record.seed, match=best_of)
             change.state = game
             change.events = events + list(start_events)
         return change

@@ -18,6 +18,7 @@ from typing import Any
 
 import engine
 from engine import rng
+from engine.state import plain_copy
 
 from ..store.base import Deadline, RoomRecord
 
@@ -50,6 +51,10 @@ def archive_deadline(record: RoomRecord, state: engine.GameState, now: float) ->
         record: the room as that commit leaves it (``abandoned`` set for an abandonment).
         state: its game state.
         now: Unix time of the commit, seconds.
+
+    The payload's ``match`` is the room's match as this game leaves it (a copy of
+    ``state.match``, :class:`engine.shapes.Match`, this game scored into it when it
+    finished), or None for a single game (best of 1).
     """
     number = state.game_number
     payload = {
@@ -65,5 +70,6 @@ def archive_deadline(record: RoomRecord, state: engine.GameState, now: float) ->
         "settings": record.settings,
         "seats": seat_data(record),
         "game_seed": rng.game_seed(state.seed, number).hex(),
+        "match": plain_copy(state.match),
     }
     return Deadline(record.id, ARCHIVE, now, str(number), payload)

@@ -174,6 +174,8 @@ def test_arbitrary_bytes_never_escape_protocol_error(data):
          "bad_message", "bad_action"),
         ({"type": "act", "action_id": "a", "action": {"type": "answer_timeout"}},
          "bad_message", "system_only"),
+        ({"type": "act", "action_id": "a", "action": {"type": "forfeit", "sides": [1]}},
+         "bad_message", "system_only"),
         ({"type": "act", "action_id": "a", "action": {"type": "fly"}}, "bad_message",
          "bad_action"),
         # a list or a map where the action's type is expected (an outside fuzzer's find:

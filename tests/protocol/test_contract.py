@@ -168,27 +168,34 @@ def check_suggestion(view: dict[str, Any], stats: Stats) -> None:
 
 
 def play_game(options: GameOptions, seed: int, rnd: random.Random, stats: Stats,
-              *, rematch: bool = False, sink: list | None = None) -> None:
-    """One random game (and with ``rematch`` a second), every check after every action.
+              *, rematch: bool = False, sink: list | None = None, match: int = 1,
+              games_wanted: int | None = None) -> None:
+    """One random game (and with ``rematch`` a second; ``games_wanted`` games if given),
+    every check after every action; ``match``: best of 1, 3, 5 or 7 (docs/rules.md §8).
     ``sink`` collects views, events and suggestions for the JSON Schema check."""
-    state, events = engine.new_game(options, seed)
+    limit = games_wanted or (2 if rematch else 1)
+    state, events = engine.new_game(options, seed, match=match)
     know = Knowledge(options.players)
     check_events([{"type": "seat_taken", "seat": 0, "name": "Ann"},
                   {"type": "seat_taken", "seat": 1, "name": "Computer (easy)",
                    "kind": "computer", "level": "easy"}], know, stats, engine_events=False)
     check_events(events, know, stats)
     games = 0
-    for _ in range(6000):
+    for _ in range(6000 * limit):
         views = check_views(state, stats)
         if state.phase == "game_over":
             games += 1
             stats.games += 1
-            if not rematch or games == 2:
+            if games == limit:
                 return
         candidates = [(s, a) for s in [None, *range(state.players)]
                       for a in engine.legal_actions(state, s)]
         if state.phase == "show" and rnd.random() < 0.8:
             candidates = [(s, a) for s, a in candidates if s is not None] or candidates
+        if state.phase == "game_over" and state.match and not state.match["over"]:
+            # The server's forfeit (docs/rules.md §8.5) is no legal action: offer it here.
+            sides = rnd.sample(range(state.options.sides), rnd.randint(1, state.options.sides))
+            candidates.append((None, {"type": "forfeit", "sides": sides}))
         seat, action = rnd.choice(candidates)
         if seat is not None:
             check_suggestion(views[seat], stats)
@@ -232,13 +239,16 @@ def test_every_combination(options: GameOptions) -> None:
     check after every action; a sample through the committed JSON Schema too."""
     seed = zlib.crc32(json.dumps(options.to_dict()).encode())
     stats, sink = Stats(), []
-    play_game(options, seed, random.Random(seed), stats, rematch=True, sink=sink)
+    match = (1, 3)[seed % 2]  # half of them as the first two games of a best of 3
+    play_game(options, seed, random.Random(seed), stats, rematch=True, sink=sink, match=match)
     assert stats.games == 2
     expected = {"game_start", "game_commitment", "cut_for_deal", "deal_commitment", "deal",
                 "discard", "starter", "play", "count_reset", "show_hand", "peg", "game_over",
                 "seat_taken"}
     if options.effective().plays_muggins:
         expected |= {"announce", "answer", "muggins_result"}
+    if match > 1:
+        expected |= {"match_score"}
     assert expected <= stats.event_types
     assert stats.redacted_hidden > 0  # the leak check had secrets to keep
     for name, data in sink:
@@ -252,8 +262,9 @@ def test_every_combination(options: GameOptions) -> None:
     choices=st.integers(min_value=0, max_value=2**32),
 )
 def test_random_games(options: GameOptions, seed: int, choices: int) -> None:
-    """Many more random games, every check after every action."""
-    play_game(options, seed, random.Random(choices), Stats())
+    """Many more random games, every check after every action (a third of them as the first
+    game of a match)."""
+    play_game(options, seed, random.Random(choices), Stats(), match=(1, 1, 5)[choices % 3])
 
 
 @pytest.mark.slow
@@ -278,6 +289,8 @@ def test_the_runs_cover_every_type() -> None:
     for i, options in enumerate(ALL_OPTIONS):
         if options.effective().plays_muggins or options.backup10:
             play_game(options, i, random.Random(i), stats)
+    # A best of 3 to its end and a game into the next match: match_score and match_over.
+    play_game(GameOptions(target=61), 7, random.Random(7), stats, match=3, games_wanted=4)
     assert stats.event_types == shapes.EVENT_TYPES
     assert stats.suggestion_kinds == {"discard", "play", "announce", "answer", "none"}
     assert stats.phases == set(engine.PHASES)
@@ -339,7 +352,8 @@ def test_engine_actions_are_the_act_models() -> None:
     pairs = [(es.DiscardAction, actions.DiscardAction), (es.PlayAction, actions.PlayAction),
              (es.AnnounceAction, actions.AnnounceAction), (es.AnswerAction, actions.AnswerAction),
              (es.RematchAction, actions.RematchAction),
-             (es.AnswerTimeoutAction, actions.AnswerTimeoutAction)]
+             (es.AnswerTimeoutAction, actions.AnswerTimeoutAction),
+             (es.ForfeitAction, actions.ForfeitAction)]
     assert {e for e, _ in pairs} == set(typing.get_args(es.Action))
     for shape, model in pairs:
         assert set(typing.get_type_hints(shape)) == set(model.model_fields)

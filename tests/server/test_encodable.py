@@ -342,7 +342,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
                     "lowball": False, "backup10": False},
         "computers": {"1": "standard"},
         "room": {"hints": True, "answer_window": 15.0, "takeover_grace": 60.0,
-                 "turn_seconds": 30.0},
+                 "turn_seconds": 30.0, "match": 3},
         "request_id": "fuzz-request-000000001",
     },
     "set_computer": {"type": "set_computer", "seat": 1, "level": "easy",
@@ -382,7 +382,7 @@ def leaves(value: Any, path: Path = ()) -> list[tuple[Path, Any]]:
 NULLABLE = {("seat",), ("token",), ("since",), ("before",), ("nonce",), ("client",),
             ("request_id",),
             ("room",), ("action", "ref"), ("room", "answer_window"),
-            ("room", "takeover_grace"), ("room", "turn_seconds")}
+            ("room", "takeover_grace"), ("room", "turn_seconds"), ("room", "match")}
 """Fields where null is valid (for ``set_computer`` and ``join``, ``room`` is text: null is
 allowed only for ``set_computer``; see :func:`null_is_valid`)."""
 

@@ -114,12 +114,15 @@ export interface GameOptionsModel {
  * ``standard`` computer plays it until its owner comes back (default 60).
  * ``turn_seconds``: the turn clock, seconds a human seat has to act before the server's
  * ``standard`` computer acts for it once (default null: no turn clock).
+ * ``match``: the room plays a match, best of 3, 5 or 7 games scored in game points
+ * (docs/rules.md §8); 1 (the default) is a single game.
  */
 export interface RoomSettingsModel {
   hints?: boolean;
   answer_window?: number | null;
   takeover_grace?: number | null;
   turn_seconds?: number | null;
+  match?: (1 | 3 | 5 | 7) | null;
 }
 /**
  * Sit at ``seat`` of ``room`` (or watch, with ``seat`` null or left out).
@@ -332,6 +335,7 @@ export interface RoomSettings {
   answer_window: number;
   takeover_grace: number;
   turn_seconds: number | null;
+  match: 1 | 3 | 5 | 7;
 }
 /**
  * The whole picture of a room for one connection, at ``version``.
@@ -487,8 +491,15 @@ export interface View {
    * and in the shape ``act`` takes; empty for a spectator or a seat with nothing to do.
    */
   legal: (
-    DiscardAction | PlayAction | AnnounceAction | AnswerAction | RematchAction | AnswerTimeoutAction
+    | DiscardAction
+    | PlayAction
+    | AnnounceAction
+    | AnswerAction
+    | RematchAction
+    | AnswerTimeoutAction
+    | ForfeitAction
   )[];
+  match?: Match;
   /**
    * Seat (as text) -> Unix time in milliseconds of that seat's turn deadline; {} when the room has no turn clock. Added by the server.
    */
@@ -704,6 +715,88 @@ export interface AnswerTimeoutAction {
   type: "answer_timeout";
 }
 /**
+ * System action (sides left a match: they lose it, docs/rules.md §8.5). A seat sending
+ * it gets ``system_only``.
+ */
+export interface ForfeitAction {
+  type: "forfeit";
+  /**
+   * @maxItems 4
+   */
+  sides:
+    [] | [number] | [number, number] | [number, number, number] | [number, number, number, number];
+}
+/**
+ * The match over the room's games (docs/rules.md §8); absent for a single game (best
+ * of 1).
+ */
+export interface Match {
+  best_of: 3 | 5 | 7;
+  /**
+   * 1 for the room's first match, +1 for each new match after one is over.
+   */
+  number: number;
+  /**
+   * Wins that take the match: ``best_of // 2 + 1``.
+   */
+  needed: 2 | 3 | 4;
+  /**
+   * The match's finished games, in order.
+   */
+  games: MatchGame[];
+  /**
+   * Games won, per side.
+   */
+  wins: number[];
+  /**
+   * Game points so far, per side.
+   */
+  points: number[];
+  /**
+   * Spread so far, per side, in holes.
+   */
+  spread: number[];
+  over: boolean;
+  /**
+   * The side that won the match; null while it is not over (or, after a forfeit, when
+   * the sides left are level, §8.5).
+   */
+  winner: number | null;
+  /**
+   * Null while the match is not over.
+   */
+  reason: ("won" | "forfeit") | null;
+  /**
+   * Sides that forfeited (§8.5).
+   */
+  forfeited: number[];
+}
+/**
+ * One finished game of a match, as scored into it (docs/rules.md §8).
+ */
+export interface MatchGame {
+  /**
+   * The room's game number (``view.game_number`` of that game).
+   */
+  game_number: number;
+  /**
+   * Null for a drawn Lowball game (3 or 4 playing alone, docs/rules.md §7.3).
+   */
+  winner: number | null;
+  /**
+   * Game points, per side (§8.2).
+   */
+  points: number[];
+  /**
+   * Spread, per side (§8.3).
+   */
+  spread: number[];
+  /**
+   * Sides that forfeited the match after this game (§8.5); usually empty.
+   */
+  forfeit: number[];
+}
+/**
  * The events of one version a ``snapshot`` catches a connection up on.
  */
 export interface MissedVersion {
@@ -726,6 +819,8 @@ export interface MissedVersion {
     | MugginsResultEvent
     | BackupEvent
     | GameOverEvent
+    | MatchScoreEvent
+    | MatchOverEvent
     | SeatTakenEvent
     | ComputerStandinEvent
     | TimedOutEvent
@@ -997,6 +1092,68 @@ export interface GameOverEvent {
   type: "game_over";
 }
 /**
+ * In a match: the match as it stands after a game ended (right after ``game_over``) or
+ * after a forfeit (docs/rules.md §8).
+ */
+export interface MatchScoreEvent {
+  best_of: 3 | 5 | 7;
+  /**
+   * 1 for the room's first match, +1 for each new match after one is over.
+   */
+  number: number;
+  /**
+   * Wins that take the match: ``best_of // 2 + 1``.
+   */
+  needed: 2 | 3 | 4;
+  /**
+   * The match's finished games, in order.
+   */
+  games: MatchGame[];
+  /**
+   * Games won, per side.
+   */
+  wins: number[];
+  /**
+   * Game points so far, per side.
+   */
+  points: number[];
+  /**
+   * Spread so far, per side, in holes.
+   */
+  spread: number[];
+  over: boolean;
+  /**
+   * The side that won the match; null while it is not over (or, after a forfeit, when
+   * the sides left are level, §8.5).
+   */
+  winner: number | null;
+  /**
+   * Null while the match is not over.
+   */
+  reason: ("won" | "forfeit") | null;
+  /**
+   * Sides that forfeited (§8.5).
+   */
+  forfeited: number[];
+  type: "match_score";
+}
+/**
+ * A match is decided (after ``match_score``): a side won the majority, or sides
+ * forfeited (docs/rules.md §8.1, §8.5). Lists are per side.
+ */
+export interface MatchOverEvent {
+  type: "match_over";
+  /**
+   * Null only after a forfeit that leaves the sides level (§8.5).
+   */
+  winner: number | null;
+  winner_seats: number[];
+  wins: number[];
+  points: number[];
+  spread: number[];
+  reason: "won" | "forfeit";
+}
+/**
  * A seat was taken: by a human (``join``), or given to a computer player.
  */
 export interface SeatTakenEvent {
@@ -1042,6 +1199,7 @@ export interface TimedOutEvent {
         | AnswerAction
         | RematchAction
         | AnswerTimeoutAction
+        | ForfeitAction
       )
     | HiddenDiscardAction;
 }
@@ -1092,6 +1250,8 @@ export interface Update {
     | MugginsResultEvent
     | BackupEvent
     | GameOverEvent
+    | MatchScoreEvent
+    | MatchOverEvent
     | SeatTakenEvent
     | ComputerStandinEvent
     | TimedOutEvent

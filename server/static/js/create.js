@@ -21,6 +21,14 @@ const SEAT_CHOICES = [
   { value: "easy", label: () => t("start.seat_computer", { level: t("level.easy") }) },
 ];
 
+// A single game, or a match: best of 3, 5 or 7 (room setting `match`, docs/rules.md §8).
+const MATCHES = [
+  { value: "1", label: () => t("start.match_single") },
+  { value: "3", label: () => t("start.match_best_of", { n: 3 }) },
+  { value: "5", label: () => t("start.match_best_of", { n: 5 }) },
+  { value: "7", label: () => t("start.match_best_of", { n: 7 }) },
+];
+
 const TURN_CLOCKS = [
   { value: "", label: () => t("start.clock_off") },
   { value: "30", label: () => t("start.clock_seconds", { n: 30 }) },
@@ -32,7 +40,7 @@ export function startPage(root) {
   // Form state survives re-renders (changing the player count redraws the seat list).
   const state = {
     name: loadName(), layout: "2", target: "121", muggins: false, lowball: false,
-    backup10: false, hints: true, turnSeconds: "", seats: { 1: "person", 2: "person", 3: "person" },
+    backup10: false, hints: true, turnSeconds: "", match: "1", seats: { 1: "person", 2: "person", 3: "person" },
     busy: false, error: null,
   };
 
@@ -78,7 +86,10 @@ export function startPage(root) {
       },
       // The answer window and the takeover grace are the server's defaults; the table
       // shows the effective values (room_settings).
-      room: { hints: state.hints, turn_seconds: state.turnSeconds ? Number(state.turnSeconds) : null },
+      room: {
+        hints: state.hints, turn_seconds: state.turnSeconds ? Number(state.turnSeconds) : null,
+        match: Number(state.match),
+      },
       computers,
     };
     state.busy = true;
@@ -183,6 +194,13 @@ export function startPage(root) {
             onchange: (e) => { state.turnSeconds = e.target.value; },
           }, TURN_CLOCKS.map((c) => h("option", { value: c.value, selected: state.turnSeconds === c.value }, c.label()))),
           h("small", { id: "turn-clock-help" }, t("start.turn_clock_help"))),
+        h("div", { class: "field" },
+          h("label", { for: "match" }, t("start.match")),
+          h("select", {
+            id: "match", name: "match", "data-key": "match", "aria-describedby": "match-help",
+            onchange: (e) => { state.match = e.target.value; },
+          }, MATCHES.map((m) => h("option", { value: m.value, selected: state.match === m.value }, m.label()))),
+          h("small", { id: "match-help" }, t("start.match_help"))),
         h("fieldset", {},
           h("legend", {}, t("start.seats")),
           h("ul", { class: "seat-choices" }, seatRows())),

@@ -150,6 +150,38 @@ export function gameOverLines(result, names) {
   return lines;
 }
 
+/** The match score (docs/rules.md §8, `view.match`): "Match, best of 3: Anna 1 – Ben 0". */
+export function matchScore(match, names) {
+  const wins = match.wins.map((w, side) => `${names.side(side)} ${w}`).join(" – ");
+  return t("match.score", { n: match.best_of, wins });
+}
+
+/**
+ * The match's lines at game over: its score, the game points ("Game points: 5–2") and,
+ * once it is over, who won it ("Anna wins the match, 2–1") or why it ended early.
+ */
+export function matchLines(match, names) {
+  const lines = [matchScore(match, names), t("match.points", { points: match.points.join("–") })];
+  if (match.over) lines.push(matchOverLine(match, names));
+  return lines;
+}
+
+/** How a match ended (`view.match` once over, or a `match_over` event): "Anna wins the
+ * match, 2–1.", after a forfeit with "The match ended early: a player left it." first. */
+export function matchOverLine(match, names) {
+  const parts = match.reason === "forfeit" ? [t("match.forfeit")] : [];
+  if (match.winner === null || match.winner === undefined) {
+    parts.push(t("match.level"));
+  } else {
+    const others = match.wins.filter((_, side) => side !== match.winner).sort((a, b) => b - a);
+    parts.push(t("match.winner", {
+      who: names.side(match.winner), form: names.sideForm(match.winner),
+      wins: [match.wins[match.winner], ...others].join("–"),
+    }));
+  }
+  return parts.join(" ");
+}
+
 /** "Anna 5♥, Ben K♠; then Anna 2♣, Ben 2♦" for a cut for deal. */
 export function cutText(ev, names) {
   return ev.cuts.map((round) => round.map((c) => `${names.seat(c.seat)} ${cardShort(c.card)}`).join(", "))
@@ -206,6 +238,10 @@ export function logLine(ev, names) {
       return backupLine(ev, names);
     case "game_over":
       return gameOverLines(ev, names).join(" ");
+    case "match_score":
+      return matchScore(ev, names);
+    case "match_over":
+      return matchOverLine(ev, names);
     default:
       return null;
   }

@@ -15,7 +15,8 @@ import { CribbageClient, RETRY_CODES } from "../vendor/cribbage-client/index.js"
 import { COMPACT_QUERY, board } from "./board.js";
 import { cardBack, cardEl, cardShort, cardsShort, sortCards } from "./cards.js";
 import {
-  backupLine, capitalize, codeText, describeOptions, gameOverLines, logLine, makeNames, sayShow,
+  backupLine, capitalize, codeText, describeOptions, gameOverLines, logLine, makeNames, matchLines,
+  matchScore, sayShow,
 } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { formatList, formatNumber, onLanguageChange, t } from "./i18n.js";
@@ -559,6 +560,7 @@ export function roomPage(root, roomId) {
           h("section", { class: "panel felt", "aria-labelledby": "felt-h" },
             h("h2", { id: "felt-h", class: "sr-only" }, t("table.title")),
             scoreStrip(v, names),
+            matchBar(v, names),
             statusLine(v, names),
             othersClocks(v, names),
             awayNotice(v, names),
@@ -624,6 +626,7 @@ export function roomPage(root, roomId) {
       }
     }
     if (v.result) for (const text of gameOverLines(v.result, names)) lines.push({ kind: "over", text });
+    if (v.result && v.match) for (const text of matchLines(v.match, names)) lines.push({ kind: "match", text });
     if (!lines.length) return null;
     return h("ul", { class: "board-lines", "aria-label": t("board.lines") },
       lines.map((l) => h("li", { class: `line-${l.kind}`, "data-deal": l.deal ?? null }, l.text)));
@@ -739,6 +742,15 @@ export function roomPage(root, roomId) {
       // once, when the time turns short.
       h("span", { class: "turn-timer-text" }, t("clock.mine", { n: left })),
       h("span", { class: "sr-only", role: "status" }, urgent ? t("clock.short", { n: CLOCK_URGENT }) : ""));
+  }
+
+  /** The match score on the felt, when the room plays a match (docs/rules.md §8): games
+   * won per side, the match's length and the game points. */
+  function matchBar(v, names) {
+    if (!v.match) return null;
+    return h("p", { class: "match-score", id: "match-score", "data-key": "match-score",
+      "data-over": v.match.over ? "true" : "false", "data-games": v.match.games.length },
+    h("strong", {}, matchScore(v.match, names)), " · ", t("match.points", { points: v.match.points.join("–") }));
   }
 
   /** The scores in one line, for narrow screens where the board is below the table. */
@@ -880,7 +892,9 @@ export function roomPage(root, roomId) {
     const rematch = acts.find((a) => a.type === "rematch");
     if (rematch) {
       actions.push(h("button", { type: "button", class: "primary", id: "rematch", "data-key": "rematch",
-        onclick: () => act(rematch) }, t("hand.rematch")));
+        onclick: () => act(rematch) },
+      // In a match: the match's next game, or once it is over a new match (docs/rules.md §8.4).
+      t(v.match ? (v.match.over ? "match.new_match" : "match.next_game") : "hand.rematch")));
     }
     if (v.phase === "game_over") actions.push(...replayButtons());
     if (hintsAllowed() && myMove()) {
