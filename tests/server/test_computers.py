@@ -208,7 +208,8 @@ async def test_hints_only_where_the_room_allows_them(make_server):
         assert created["room_settings"]["hints"] is False
         snap = await ann.join(created["room"], 0)
         assert snap["room_settings"] == {"hints": False, "answer_window": 15.0,
-                                         "takeover_grace": 60.0, "turn_seconds": None}
+                                         "takeover_grace": 60.0, "turn_seconds": None,
+                                         "match": 1, "rated": False}
         with pytest.raises(ClientError) as err:
             await ann.request({"type": "hint"}, lambda f: f["type"] in ("hint", "error"))
         assert err.value.code == "hints_disabled"
@@ -223,7 +224,8 @@ async def test_hints_only_where_the_room_allows_them(make_server):
         room = answer.json()["room"]
         assert answer.json()["room_settings"] == {"hints": True, "answer_window": 9.0,
                                                   "takeover_grace": 30.0,
-                                                  "turn_seconds": None}
+                                                  "turn_seconds": None, "match": 1,
+                                                  "rated": False}
         await bob.join(room, 0)
         await watcher.join(room, None)
         with pytest.raises(ClientError) as err:
