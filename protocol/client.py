@@ -390,6 +390,7 @@ class Client:
                 if s["seat"] == frame["seat"]:
                     s["connected"] = frame["connected"]
                     s["computer_standin"] = frame["computer_standin"]
+                    s["abandoned"] = frame.get("abandoned", False)
         elif kind == "left":
             self.room = None
             self.seat = None

@@ -109,6 +109,21 @@ SERVER_MEANINGS: dict[str, str] = {
         "unknown level or room setting), or a set_computer with an unknown level; over "
         "HTTP, any POST /api/rooms body that is not valid"
     ),
+    "player_required": (
+        "join of a free human seat of a rated room from a connection whose hello presented "
+        "no player (hello.player); nothing changed. Say hello with a player, or watch "
+        "(a join without a seat); a seat already held is resumed with its token as ever"
+    ),
+    "rated_options": (
+        "a create_room (or POST /api/rooms, 400) with room.rated true and options other "
+        "than the standard game: target 121, no muggins, no lowball, no backup10 "
+        "(docs/rules.md §9.2); nothing was created"
+    ),
+    "rated_turn_clock": (
+        "a create_room (or POST /api/rooms, 400) with room.rated true and a turn_seconds "
+        "outside 30 to 120 (a rated room always has the turn clock, 60 s by default); "
+        "nothing was created"
+    ),
     "not_started": "seats are still free; the game has not started",
     "game_not_found": "no archived game has that id (or it is not archived yet)",
     "database_unavailable": (
@@ -253,7 +268,8 @@ ERROR_CODES: tuple[str, ...] = (
     "bad_seat", "seat_taken", "already_seated", "name_taken", "bad_token", "not_player_token",
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
     "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
-    "request_id_reused", "bad_player", "database_unavailable",
+    "request_id_reused", "bad_player", "database_unavailable", "player_required",
+    "rated_options", "rated_turn_clock",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -273,7 +289,7 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "database_unavailable", "bad_player", "bad_request", "bad_name", "bad_code",
     "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
     "player_not_found", "player_deleted", "profile_private", "bad_page_request",
-    "too_many_history_reads",
+    "too_many_history_reads", "rated_options", "rated_turn_clock",
     *PASSKEY_MEANINGS,
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a

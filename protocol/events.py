@@ -5,6 +5,8 @@ events, each redacted for the connection's seat by :func:`redact`:
 
 * ``seat_taken``: a seat was taken (by a human, or given to a computer player);
 * ``computer_standin``: a computer's stand-in for an absent human player started or ended;
+* ``seat_abandoned``: in a rated room, a computer started standing in for a human seat
+  during a game: the game counts as that player's loss (docs/rules.md §9.3);
 * ``timed_out``: a seat's turn clock ran out and the server's computer acted for it;
 * ``game_abandoned``: the game in progress was abandoned (the room stayed idle until shortly
   before its expiry) and archived as such.
@@ -60,6 +62,24 @@ class ComputerStandinEvent(te.TypedDict):
 
 
 @with_config(_STRICT)
+class SeatAbandonedEvent(te.TypedDict):
+    """In a rated room a computer started standing in for a human seat during the game (its
+    player was away past the takeover grace, or let the turn clock run out too often): the
+    seat is abandoned for this game, which counts as that player's loss even if they come
+    back (docs/rules.md §9.3); in a match, the match is forfeited when the game ends.
+    Follows the ``computer_standin`` event in the same update."""
+
+    type: Literal["seat_abandoned"]
+    seat: Seat
+    name: str | None
+    reason: te.Annotated[
+        Literal["away", "turn_clock"],
+        Field(description="away: no connection for the takeover grace; turn_clock: the "
+              "turn clock ran out too many times in a row"),
+    ]
+
+
+@with_config(_STRICT)
 class HiddenDiscardAction(te.TypedDict):
     """A discard as other seats see it: which cards stays hidden."""
 
@@ -94,14 +114,16 @@ class GameAbandonedEvent(te.TypedDict):
 
 
 SERVER_EVENTS: tuple[type, ...] = (
-    SeatTakenEvent, ComputerStandinEvent, TimedOutEvent, GameAbandonedEvent,
+    SeatTakenEvent, ComputerStandinEvent, SeatAbandonedEvent, TimedOutEvent,
+    GameAbandonedEvent,
 )
 """The server's event types (their ``type`` values: ``seat_taken``, ``computer_standin``,
-``timed_out``, ``game_abandoned``)."""
+``seat_abandoned``, ``timed_out``, ``game_abandoned``)."""
 
 SERVER_EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
     "seat_taken": EventRedaction(public=frozenset(("type", "seat", "name", "kind", "level"))),
     "computer_standin": EventRedaction(public=frozenset(("type", "seat", "name", "active"))),
+    "seat_abandoned": EventRedaction(public=frozenset(("type", "seat", "name", "reason"))),
     "timed_out": EventRedaction(
         public=frozenset(("type", "seat", "action")), own=frozenset(("action.cards",))
     ),

@@ -199,16 +199,25 @@ class RoomSettingsModel(_Model):
     server's, 15). ``takeover_grace``: seconds a human seat may stay disconnected before a
     ``standard`` computer plays it until its owner comes back (default 60).
     ``turn_seconds``: the turn clock, seconds a human seat has to act before the server's
-    ``standard`` computer acts for it once (default null: no turn clock).
-    ``match``: the room plays a match, best of 3, 5 or 7 games scored in game points
-    (docs/rules.md §8); 1 (the default) is a single game.
+    ``standard`` computer acts for it once (default null: no turn clock; 60 in a rated
+    room). ``match``: best of 1 (a single game, the default), 3, 5 or 7 games.
+    ``rated``: the room's games count for the players' ratings (default false): standard
+    rules to 121 without Muggins, a turn clock of 30–120 s, human seats for players only
+    (docs/protocol.md, "Rated rooms").
     """
 
     hints: bool = Field(default=True, strict=True)
     answer_window: float | None = Field(default=None, gt=0, le=86400)
     takeover_grace: float | None = Field(default=None, gt=0, le=86400)
     turn_seconds: float | None = Field(default=None, ge=1, le=86400)
-    match: Literal[1, 3, 5, 7] | None = None
+    match: int | None = Field(
+        default=None, ge=1, le=7, strict=True,
+        description="best of 1, 3, 5 or 7 games (default 1; 2, 4 or 6 is `bad_options`)")
+    rated: bool | None = Field(
+        default=None, strict=True,
+        description="a rated room (default false): `rated_options` unless the options are "
+        "the standard game to 121 without Muggins, Lowball or Back-up 10; `rated_turn_clock` "
+        "unless turn_seconds is 30 to 120 (default 60)")
 
 
 def _players_are(players: list[int]) -> dict[str, Any]:
@@ -397,6 +406,13 @@ class SeatInfo(_Model):
         default=None, ge=0,
         description="Unix ms at which the computer takes over this away seat, or null",
     )
+    abandoned: bool = Field(
+        default=False,
+        description="a rated room's seat a computer stood in for during this game (its "
+        "player was away past the takeover grace, or let the turn clock run out too "
+        "often): the game counts as that player's loss even after they come back; false "
+        "again when the next game starts",
+    )
 
 
 class RoomSettings(_Model):
@@ -406,7 +422,8 @@ class RoomSettings(_Model):
     answer_window: float
     takeover_grace: float
     turn_seconds: float | None
-    match: Literal[1, 3, 5, 7]
+    match: Literal[1, 3, 5, 7] = Field(default=1, description="best of this many games")
+    rated: bool = Field(default=False, description="the room's games are rated")
 
 
 class Welcome(_Model):
@@ -536,6 +553,8 @@ class Presence(_Model):
     ``takeover_at``: when the computer takes over the seat that just went away (Unix ms),
     or null (connected, already taken over, or no takeover: the game is not in progress).
     Sent again with a new time when a person comes back to a table left by everyone.
+    ``abandoned``: a rated room's seat the computer stood in for during this game (docs/
+    protocol.md, "Rated rooms"); it stays true after the player is back, until the next game.
     """
 
     type: Literal["presence"]
@@ -547,6 +566,13 @@ class Presence(_Model):
     takeover_at: int | None = Field(
         default=None, ge=0,
         description="Unix ms at which the computer takes over this away seat, or null",
+    )
+    abandoned: bool = Field(
+        default=False,
+        description="a rated room's seat a computer stood in for during this game (its "
+        "player was away past the takeover grace, or let the turn clock run out too "
+        "often): the game counts as that player's loss even after they come back; false "
+        "again when the next game starts",
     )
 
 

@@ -77,7 +77,10 @@ NAMED: dict[str, Any] = {
 
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
     "BadOptions": ("400", "The body is not valid: not a JSON object, unknown fields, bad options, "
-                   "room settings or computer seats.", ["bad_options"]),
+                   "room settings or computer seats; or a rated room (`room.rated`) with "
+                   "options other than the standard game to 121 (`rated_options`) or a turn "
+                   "clock outside 30–120 s (`rated_turn_clock`).",
+                   ["bad_options", "rated_options", "rated_turn_clock"]),
     "TooLarge": ("413", "The body is longer than `max_body_bytes` (16 KiB by default; "
                  "`CRIBBAGE_MAX_BODY_BYTES`), refused by its `Content-Length` before it is "
                  "read (a chunked body is read only up to the limit).", ["too_large"]),

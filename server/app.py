@@ -377,7 +377,8 @@ def origin_refused(conn: Request | WebSocket) -> bool:
 
 async def create_room(request: Request) -> Response:
     """``POST /api/rooms``: 201 with the room (the same room again for a repeated
-    ``request_id``); 400 ``bad_options``; 409 ``request_id_reused``; 403
+    ``request_id``); 400 ``bad_options``, ``rated_options``, ``rated_turn_clock`` (a rated
+    room that may not be: ``server.room_settings``); 409 ``request_id_reused``; 403
     ``origin_not_allowed`` (a page of an origin ``allowed_origins`` does not list); 413
     ``too_large`` (a body longer than ``max_body_bytes``); 429 ``too_many_rooms`` with
     ``Retry-After`` (the address's ``rooms_per_minute`` is spent)."""

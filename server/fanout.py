@@ -362,6 +362,7 @@ class LocalRooms:
             frame = frames.presence(
                 local.room_id, seat, connected, info.name if info else None, standin,
                 None if connected or standin else local.takeovers.get(seat),
+                bool(info and info.abandoned),
             )
             for session in list(local.sessions):
                 session.on_presence(frame)

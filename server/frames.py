@@ -169,10 +169,11 @@ def protocol_error(exc: ProtocolError) -> dict[str, Any]:
 
 def presence(
     room: str, seat: int, connected: bool, name: str | None, standin: bool,
-    takeover_at: int | None = None,
+    takeover_at: int | None = None, abandoned: bool = False,
 ) -> dict[str, Any]:
     """``presence``: a seat's connection state (or a computer's stand-in, or when the
-    computer takes over the away seat: ``takeover_at``, Unix ms) changed."""
+    computer takes over the away seat: ``takeover_at``, Unix ms; or, in a rated room, that
+    the seat was abandoned during this game: ``abandoned``) changed."""
     return {
         "type": "presence",
         "room": room,
@@ -181,6 +182,7 @@ def presence(
         "name": name,
         "computer_standin": standin,
         "takeover_at": takeover_at,
+        "abandoned": abandoned,
     }
 
 

@@ -530,6 +530,7 @@ class RoomService:
             if isinstance(decided, NoChange):
                 return Outcome(room.record, room.record.version, False, state=room.state,
                                result=decided.result)
+            self._rated_rules(room, decided)
             new, new_state, commit = self._prepare(room, decided, now, action)
             try:
                 result = await self.store.commit(commit)
@@ -714,16 +715,21 @@ class RoomService:
 
         Raises:
             RoomError: ``bad_options`` (bad engine options, room settings, computer seat or
-                level), ``request_id_reused`` (the id made a room with other options,
-                settings or computers), ``busy``. StoreUnavailable, OutcomeUnknown: the
-                store failed (nothing was made, or maybe the room: ask again with the same
-                ``request_id`` to know).
+                level), ``rated_options`` / ``rated_turn_clock`` (a rated room with other
+                options than the standard game to 121, or a turn clock outside 30–120 s:
+                ``server.room_settings``), ``request_id_reused`` (the id made a room with
+                other options, settings or computers), ``busy``. StoreUnavailable,
+                OutcomeUnknown: the store failed (nothing was made, or maybe the room: ask
+                again with the same ``request_id`` to know).
         """
         try:
             opts = engine.GameOptions.from_dict(dict(options))
-            chosen = room_settings.resolve(room, self.settings)
         except (ValueError, TypeError) as exc:
             raise RoomError("bad_options", str(exc)) from None
+        try:
+            chosen = room_settings.resolve(room, self.settings, opts.effective().to_dict())
+        except room_settings.RoomSettingsError as exc:
+            raise RoomError(exc.code, str(exc)) from None
         bots = {int(k): v for k, v in (computers or {}).items()}
         for seat, level in bots.items():
             if not 0 <= seat < opts.players:
@@ -897,7 +903,9 @@ class RoomService:
 
         Raises:
             RoomError: ``room_not_found``, ``bad_seat``, ``seat_taken``, ``bad_token``,
-                ``already_seated``, ``busy``; taking a free seat, ``bad_name`` (the name
+                ``already_seated``, ``busy``; taking a free seat of a rated room without a
+                player, ``player_required`` (resuming a seat or watching needs none);
+                taking a free seat, ``bad_name`` (the name
                 reads like one of the table's own labels, ``server.names.imitated_label``)
                 or ``name_taken`` (it reads like another seat's name,
                 ``server.names.same_name``). StoreUnavailable, OutcomeUnknown.
@@ -924,6 +932,11 @@ class RoomService:
                 if token_given and current.kind == "human":
                     raise RoomError("bad_token", f"that token does not hold seat {seat}")
                 raise RoomError("seat_taken", f"seat {seat} is taken by someone else")
+            if player is None and self.room_settings(record)["rated"]:
+                raise RoomError(
+                    "player_required", "a rated room's seats take players only: say hello "
+                    "with your player (hello.player) and join again, or watch",
+                )
             if any(s.kind == "human" and (s.token_hash == token_hash or (
                     player is not None and s.player == player)) for s in record.seats):
                 raise RoomError(
@@ -962,16 +975,67 @@ class RoomService:
         reason: str | None = None,
         result: Any = None,
     ) -> Change:
+        """The change that starts (``active``) or ends a computer's stand-in for ``seat``.
+
+        In a rated room a stand-in that starts during a game also marks the seat
+        abandoned for that game (``SeatRecord.abandoned``, docs/rules.md §9.3) with the
+        event ``{"type": "seat_abandoned", "seat", "name", "reason"}`` after the
+        ``computer_standin`` one; ending the stand-in keeps the mark."""
         seats = list(record.seats)
+        info = seats[seat]
+        abandon = (active and not info.abandoned and record.status == "playing"
+                   and bool(self.room_settings(record)["rated"]))
         seats[seat] = replace(
-            seats[seat], standin=active, standin_reason=reason if active else None
+            info, standin=active, standin_reason=reason if active else None,
+            abandoned=info.abandoned or abandon,
         )
-        event = {"type": "computer_standin", "seat": seat, "name": seats[seat].name,
-                 "active": active}
+        events: list[dict[str, Any]] = [{"type": "computer_standin", "seat": seat,
+                                         "name": info.name, "active": active}]
+        cause: dict[str, Any] = {"seat": seat, "standin": active}
+        if abandon:
+            events.append({"type": "seat_abandoned", "seat": seat, "name": info.name,
+                           "reason": reason or "away"})
+            cause["abandoned"] = True
         return Change(
-            [event], {"seat": seat, "standin": active}, seats=tuple(seats),
+            events, cause, seats=tuple(seats),
             clear=() if active else (f"{COMPUTER_TURN}|{seat}",), result=result,
         )
+
+    def _rated_rules(self, room: Room, change: Change) -> None:
+        """What rated play adds to a change, in the same commit (docs/rules.md §9.3):
+
+        * a change that starts a game clears every seat's ``abandoned`` mark;
+        * a change that ends a game of a match that this game did not decide
+          (``GameState.match`` not None and not ``over``), with an abandoned seat, goes on
+          with the engine's system action ``{"type": "forfeit", "sides": [side, ...]}``
+          (the abandoned seats' sides, ascending), which ends the match: its events follow
+          the game's.
+
+        Changes ``change`` in place (its ``seats``, ``state`` and ``events``)."""
+        seats = change.seats if change.seats is not None else room.record.seats
+        if not any(s.abandoned for s in seats):
+            return
+        types = {e.get("type") for e in change.events}
+        if "game_start" in types:
+            change.seats = tuple(replace(s, abandoned=False) for s in seats)
+            return
+        if "game_over" not in types or change.state is _UNCHANGED or change.state is None:
+            return
+        match = getattr(change.state, "match", None)
+        if not match or match.get("over"):
+            return  # a single game, or the game decided the match: ratings see the seats
+        options = engine.GameOptions.from_dict(room.record.options)
+        sides = sorted({options.side_of(i) for i, s in enumerate(seats) if s.abandoned})
+        action = {"type": "forfeit", "sides": sides}
+        try:
+            state, events = engine.apply(change.state, None, action)
+        except engine.RulesError as exc:  # a bug: the engine takes a forfeit at game over
+            log.error("room %s: the match's forfeit %s was refused: %s", room.record.id,
+                      action, exc)
+            return
+        change.state = state
+        change.events = change.events + list(events)
+        change.cause = {**change.cause, "forfeit": sides}
 
     async def set_standin(
         self, room_id: str, seat: int, active: bool, *, reason: str = "away"

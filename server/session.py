@@ -786,7 +786,8 @@ class Session:
 
     def _remember_seats(self, seats: list[dict[str, Any]]) -> None:
         self._told = {s["seat"]: (s["connected"], s["name"], s["computer_standin"],
-                                  s.get("takeover_at")) for s in seats}
+                                  s.get("takeover_at"), s.get("abandoned", False))
+                      for s in seats}
 
     def on_presence(self, frame: dict[str, Any]) -> None:
         """A seat's presence changed (``server.fanout`` coalesces these per room): forward
@@ -795,7 +796,7 @@ class Session:
         if self._joining:
             return
         told = (frame["connected"], frame["name"], frame["computer_standin"],
-                frame.get("takeover_at"))
+                frame.get("takeover_at"), frame.get("abandoned", False))
         if self._told.get(frame["seat"]) == told:
             return
         self._told[frame["seat"]] = told

@@ -144,6 +144,18 @@ class Settings(BaseSettings):
         3, ge=0, description="turn-clock timeouts in a row after which a standard computer "
         "stands in for a connected player (0: never)"
     )
+    rated_turn_seconds: float = Field(
+        60.0, gt=0, le=86400, description="a rated room's turn clock when its creator asks "
+        "for none, seconds (docs/rules.md §9.2)"
+    )
+    rated_turn_seconds_min: float = Field(
+        30.0, gt=0, le=86400, description="the shortest turn clock a rated room may have, "
+        "seconds (shorter: rated_turn_clock)"
+    )
+    rated_turn_seconds_max: float = Field(
+        120.0, gt=0, le=86400, description="the longest turn clock a rated room may have, "
+        "seconds (longer: rated_turn_clock)"
+    )
     public_url: str | None = Field(
         None, description="base URL for share links (default: from the request's Host)"
     )

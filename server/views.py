@@ -37,7 +37,9 @@ def seat_infos(
     record: RoomRecord, presence: dict[int, int], takeovers: dict[int, int] | None = None
 ) -> list[dict[str, Any]]:
     """Public seat facts of a room, as ``SeatInfo`` plain data: ``{"seat", "taken", "name",
-    "kind", "connected", "level", "computer_standin", "takeover_at"}`` (``level``: a
+    "kind", "connected", "level", "computer_standin", "takeover_at", "abandoned"}``
+    (``abandoned``: ``SeatRecord.abandoned``, a rated room's seat left during this game;
+    ``level``: a
     computer seat's level, or ``standard`` for a human seat while a computer stands in for
     it; ``takeover_at``: from ``takeovers``, seat -> Unix ms at which the computer takes
     over the away seat, for a disconnected human seat without a stand-in, else None)."""
@@ -55,6 +57,7 @@ def seat_infos(
             "level": s.playing_level,
             "computer_standin": s.standin,
             "takeover_at": takeovers.get(i) if away else None,
+            "abandoned": s.abandoned,
         })
     return out
 

@@ -36,10 +36,16 @@ def game_id(room_id: str, room_created: float, game_number: int) -> str:
 
 def seat_data(record: RoomRecord) -> list[dict[str, Any]]:
     """The seats of a room as the archive keeps them: seat, name, kind, computer level,
-    whether a computer stood in, and the player (None for a seat taken with no player)."""
+    whether a computer stood in (at the end), the player (None for a seat taken with no
+    player), and whether the seat was abandoned during the game (a rated room's leaver:
+    ``SeatRecord.abandoned``, docs/rules.md §9.3; the game is that seat's side's loss)::
+
+        [{"seat": 0, "name": "Ann", "kind": "human", "level": None, "standin": False,
+          "player": "abcdefghijklmnop", "abandoned": False}, ...]
+    """
     return [
         {"seat": i, "name": s.name, "kind": s.kind, "level": s.level,
-         "standin": s.standin, "player": s.player}
+         "standin": s.standin, "player": s.player, "abandoned": s.abandoned}
         for i, s in enumerate(record.seats)
     ]
 

@@ -66,6 +66,10 @@ class SeatRecord:
             None for a seat taken with no player (a client that presents none: the seat
             token alone then holds it), an open seat or a computer. The archive keeps it
             with the game (``game_seats.player_id``).
+        abandoned: in a rated room, a computer stood in for this human seat during the
+            current game (its player was away past the takeover grace, or let the turn
+            clock run out too often): the game counts as the leaver's loss even if they
+            come back (docs/rules.md §9.3). Cleared when the room's next game starts.
     """
 
     name: str | None = None
@@ -75,6 +79,7 @@ class SeatRecord:
     standin: bool = False
     standin_reason: str | None = None
     player: str | None = None
+    abandoned: bool = False
 
     @property
     def automated(self) -> bool:
@@ -98,13 +103,15 @@ class SeatRecord:
 
 
 def _seat_dict(seat: SeatRecord) -> dict[str, Any]:
-    """A seat as stored: ``player`` only when the seat has one (records stored before
-    seats carried players read the same)."""
+    """A seat as stored: ``player`` only when the seat has one, ``abandoned`` only when
+    true (records stored before seats carried them read the same)."""
     data = {"name": seat.name, "token_hash": seat.token_hash, "kind": seat.kind,
             "level": seat.level, "standin": seat.standin,
             "standin_reason": seat.standin_reason}
     if seat.player is not None:
         data["player"] = seat.player
+    if seat.abandoned:
+        data["abandoned"] = True
     return data
 
 

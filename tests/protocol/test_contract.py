@@ -13,7 +13,7 @@ Random games of every table and option combination; after every action:
 * the hint (``engine.computer.suggest``) of the seat about to act, and of another seat,
   validates as a suggestion;
 * server events (``seat_taken``, ``timed_out`` for the action taken, ``computer_standin``,
-  ``game_abandoned``) validate and are redacted as the table says.
+  ``seat_abandoned``, ``game_abandoned``) validate and are redacted as the table says.
 
 A sample of the same data is also checked against the committed JSON Schema
 (``docs/protocol.schema.json``) with ``jsonschema``, the document other languages use.
@@ -210,6 +210,8 @@ def play_game(options: GameOptions, seed: int, rnd: random.Random, stats: Stats,
         if rnd.random() < 0.02:
             server.append({"type": "computer_standin", "seat": rnd.randrange(state.players),
                            "name": "Bob", "active": rnd.random() < 0.5})
+            server.append({"type": "seat_abandoned", "seat": rnd.randrange(state.players),
+                           "name": "Bob", "reason": rnd.choice(("away", "turn_clock"))})
             server.append({"type": "game_abandoned", "game_number": state.game_number})
         check_events(server, know, stats, engine_events=False)
         check_events(events, know, stats)

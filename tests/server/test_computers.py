@@ -181,6 +181,7 @@ async def test_set_computer_needs_the_creator_token(make_server):
         assert frame["seats"][2] == {
             "seat": 2, "taken": True, "name": "Computer (easy)", "kind": "computer",
             "connected": False, "level": "easy", "computer_standin": False, "takeover_at": None,
+            "abandoned": False,
         }
         assert frame["events"][0] == {"type": "seat_taken", "seat": 2, "name": "Computer (easy)",
                                       "kind": "computer", "level": "easy"}
@@ -208,7 +209,8 @@ async def test_hints_only_where_the_room_allows_them(make_server):
         assert created["room_settings"]["hints"] is False
         snap = await ann.join(created["room"], 0)
         assert snap["room_settings"] == {"hints": False, "answer_window": 15.0,
-                                         "takeover_grace": 60.0, "turn_seconds": None, "match": 1}
+                                         "takeover_grace": 60.0, "turn_seconds": None,
+                                         "match": 1, "rated": False}
         with pytest.raises(ClientError) as err:
             await ann.request({"type": "hint"}, lambda f: f["type"] in ("hint", "error"))
         assert err.value.code == "hints_disabled"
@@ -223,8 +225,8 @@ async def test_hints_only_where_the_room_allows_them(make_server):
         room = answer.json()["room"]
         assert answer.json()["room_settings"] == {"hints": True, "answer_window": 9.0,
                                                   "takeover_grace": 30.0,
-                                                  "turn_seconds": None,
-                                                  "match": 1}
+                                                  "turn_seconds": None, "match": 1,
+                                                  "rated": False}
         await bob.join(room, 0)
         await watcher.join(room, None)
         with pytest.raises(ClientError) as err:

@@ -113,16 +113,25 @@ export interface GameOptionsModel {
  * server's, 15). ``takeover_grace``: seconds a human seat may stay disconnected before a
  * ``standard`` computer plays it until its owner comes back (default 60).
  * ``turn_seconds``: the turn clock, seconds a human seat has to act before the server's
- * ``standard`` computer acts for it once (default null: no turn clock).
- * ``match``: the room plays a match, best of 3, 5 or 7 games scored in game points
- * (docs/rules.md §8); 1 (the default) is a single game.
+ * ``standard`` computer acts for it once (default null: no turn clock; 60 in a rated
+ * room). ``match``: best of 1 (a single game, the default), 3, 5 or 7 games.
+ * ``rated``: the room's games count for the players' ratings (default false): standard
+ * rules to 121 without Muggins, a turn clock of 30–120 s, human seats for players only
+ * (docs/protocol.md, "Rated rooms").
  */
 export interface RoomSettingsModel {
   hints?: boolean;
   answer_window?: number | null;
   takeover_grace?: number | null;
   turn_seconds?: number | null;
-  match?: (1 | 3 | 5 | 7) | null;
+  /**
+   * best of 1, 3, 5 or 7 games (default 1; 2, 4 or 6 is `bad_options`)
+   */
+  match?: number | null;
+  /**
+   * a rated room (default false): `rated_options` unless the options are the standard game to 121 without Muggins, Lowball or Back-up 10; `rated_turn_clock` unless turn_seconds is 30 to 120 (default 60)
+   */
+  rated?: boolean | null;
 }
 /**
  * Sit at ``seat`` of ``room`` (or watch, with ``seat`` null or left out).
@@ -335,7 +344,14 @@ export interface RoomSettings {
   answer_window: number;
   takeover_grace: number;
   turn_seconds: number | null;
-  match: 1 | 3 | 5 | 7;
+  /**
+   * best of this many games
+   */
+  match?: 1 | 3 | 5 | 7;
+  /**
+   * the room's games are rated
+   */
+  rated?: boolean;
 }
 /**
  * The whole picture of a room for one connection, at ``version``.
@@ -389,6 +405,10 @@ export interface SeatInfo {
    * Unix ms at which the computer takes over this away seat, or null
    */
   takeover_at?: number | null;
+  /**
+   * a rated room's seat a computer stood in for during this game (its player was away past the takeover grace, or let the turn clock run out too often): the game counts as that player's loss even after they come back; false again when the next game starts
+   */
+  abandoned?: boolean;
 }
 /**
  * What one seat (or a spectator) may see: ``engine.view(state, seat)``.
@@ -823,6 +843,7 @@ export interface MissedVersion {
     | MatchOverEvent
     | SeatTakenEvent
     | ComputerStandinEvent
+    | SeatAbandonedEvent
     | TimedOutEvent
     | GameAbandonedEvent
   )[];
@@ -1182,6 +1203,22 @@ export interface ComputerStandinEvent {
   active: boolean;
 }
 /**
+ * In a rated room a computer started standing in for a human seat during the game (its
+ * player was away past the takeover grace, or let the turn clock run out too often): the
+ * seat is abandoned for this game, which counts as that player's loss even if they come
+ * back (docs/rules.md §9.3); in a match, the match is forfeited when the game ends.
+ * Follows the ``computer_standin`` event in the same update.
+ */
+export interface SeatAbandonedEvent {
+  type: "seat_abandoned";
+  seat: number;
+  name: string | null;
+  /**
+   * away: no connection for the takeover grace; turn_clock: the turn clock ran out too many times in a row
+   */
+  reason: "away" | "turn_clock";
+}
+/**
  * A seat's turn clock ran out: the server's computer took ``action`` for it (the
  * action's own events follow in the same update).
  */
@@ -1254,6 +1291,7 @@ export interface Update {
     | MatchOverEvent
     | SeatTakenEvent
     | ComputerStandinEvent
+    | SeatAbandonedEvent
     | TimedOutEvent
     | GameAbandonedEvent
   )[];
@@ -1351,6 +1389,8 @@ export interface Reject {
  * ``takeover_at``: when the computer takes over the seat that just went away (Unix ms),
  * or null (connected, already taken over, or no takeover: the game is not in progress).
  * Sent again with a new time when a person comes back to a table left by everyone.
+ * ``abandoned``: a rated room's seat the computer stood in for during this game (docs/
+ * protocol.md, "Rated rooms"); it stays true after the player is back, until the next game.
  */
 export interface Presence {
   type: "presence";
@@ -1363,6 +1403,10 @@ export interface Presence {
    * Unix ms at which the computer takes over this away seat, or null
    */
   takeover_at?: number | null;
+  /**
+   * a rated room's seat a computer stood in for during this game (its player was away past the takeover grace, or let the turn clock run out too often): the game counts as that player's loss even after they come back; false again when the next game starts
+   */
+  abandoned?: boolean;
 }
 /**
  * Answer to ``leave``: this connection no longer follows ``room``.
@@ -1406,6 +1450,9 @@ export interface Error {
     | "request_id_reused"
     | "bad_player"
     | "database_unavailable"
+    | "player_required"
+    | "rated_options"
+    | "rated_turn_clock"
   ) &
     string;
   message: string;

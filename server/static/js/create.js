@@ -41,8 +41,11 @@ export function startPage(root) {
   const state = {
     name: loadName(), layout: "2", target: "121", muggins: false, lowball: false,
     backup10: false, hints: true, turnSeconds: "", match: "1", seats: { 1: "person", 2: "person", 3: "person" },
-    busy: false, error: null,
+    rated: false, busy: false, error: null,
   };
+  // A rated table (docs/rules.md §9) seats players only: offered when this browser has one.
+  const canRate = () => Boolean(loadPlayer());
+  const rated = () => state.rated && canRate();
 
   const layout = () => LAYOUTS.find((l) => l.value === state.layout);
 
@@ -79,7 +82,12 @@ export function startPage(root) {
     for (let s = 1; s < players; s += 1) {
       if (state.seats[s] !== "person") computers[String(s)] = state.seats[s];
     }
-    const body = {
+    // A rated game is the standard game to 121 with the turn clock on (60 s unless chosen).
+    const body = rated() ? {
+      options: { players, partnerships, target: 121, muggins: false, lowball: false, backup10: false },
+      room: { hints: state.hints, turn_seconds: Number(state.turnSeconds) || 60, rated: true, match: Number(state.match) },
+      computers,
+    } : {
       options: {
         players, partnerships, target: Number(state.target), muggins: state.muggins && !state.lowball,
         lowball: state.lowball, backup10: state.backup10,
@@ -113,10 +121,12 @@ export function startPage(root) {
     }
   }
 
-  const radio = (group, value, label, help) =>
-    h("label", { class: "choice" },
+  // `disabled`: the choice cannot be made now (a rated table is played to 121).
+  const radio = (group, value, label, help, disabled = false) =>
+    h("label", { class: ["choice", disabled && "disabled"] },
       h("input", {
-        type: "radio", name: group, value, checked: state[group] === value, "data-key": `${group}-${value}`,
+        type: "radio", name: group, value, checked: disabled ? false : state[group] === value,
+        "data-key": `${group}-${value}`, disabled,
         onchange: () => { state[group] = value; render(); },
       }),
       h("span", {}, label, help ? h("small", {}, help) : null));
@@ -176,23 +186,30 @@ export function startPage(root) {
           h("legend", {}, t("start.game_to")),
           h("div", { class: "choices" },
             radio("target", "121", t("start.holes", { n: 121 }), t("start.full_game")),
-            radio("target", "61", t("start.holes", { n: 61 }), t("start.short_game")))),
+            radio("target", "61", t("start.holes", { n: 61 }), t("start.short_game"), rated()))),
         h("fieldset", {},
           h("legend", {}, t("start.variants")),
           h("div", { class: "choices" },
             check("muggins", t("variant.muggins"), t("start.muggins_help"), "muggins",
-              state.lowball ? t("start.lowball_muggins") : null),
-            check("lowball", t("variant.lowball"), t("start.lowball_help"), "lowball"),
-            check("backup10", t("variant.backup10"), t("start.backup10_help"), "backup10"),
+              rated() ? t("start.rated_standard") : state.lowball ? t("start.lowball_muggins") : null),
+            check("lowball", t("variant.lowball"), t("start.lowball_help"), "lowball",
+              rated() ? t("start.rated_standard") : null),
+            check("backup10", t("variant.backup10"), t("start.backup10_help"), "backup10",
+              rated() ? t("start.rated_standard") : null),
             check("hints", t("start.hints"), t("start.hints_help"))),
           h("p", { class: "note" }, h("a", { href: "/rules/standard" }, t("start.rules_standard")))),
+        canRate() ? h("fieldset", {},
+          h("legend", {}, t("start.rated_legend")),
+          h("div", { class: "choices" }, check("rated", t("start.rated"), t("start.rated_help")))) : null,
         h("div", { class: "field" },
           h("label", { for: "turn-clock" }, t("start.turn_clock")),
           h("select", {
             id: "turn-clock", name: "turn-clock", "data-key": "turn-clock",
             "aria-describedby": "turn-clock-help",
             onchange: (e) => { state.turnSeconds = e.target.value; },
-          }, TURN_CLOCKS.map((c) => h("option", { value: c.value, selected: state.turnSeconds === c.value }, c.label()))),
+          }, (rated() ? TURN_CLOCKS.filter((c) => c.value) : TURN_CLOCKS).map((c) => h("option", {
+            value: c.value, selected: (rated() ? state.turnSeconds || "60" : state.turnSeconds) === c.value,
+          }, c.label()))),
           h("small", { id: "turn-clock-help" }, t("start.turn_clock_help"))),
         h("div", { class: "field" },
           h("label", { for: "match" }, t("start.match")),

@@ -198,6 +198,8 @@ export function logLine(ev, names) {
       return t("log.sits", { who: ev.name, n: ev.seat + 1 });
     case "computer_standin":
       return t(ev.active ? "log.standin_on" : "log.standin_off", { who: who(ev.seat), form: f(ev.seat) });
+    case "seat_abandoned":
+      return t("log.abandoned", { who: who(ev.seat), form: f(ev.seat) });
     case "timed_out":
       return t("log.timed_out", { who: who(ev.seat), form: f(ev.seat), whose: names.whose(ev.seat, "time") });
     case "game_start":

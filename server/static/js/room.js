@@ -570,6 +570,7 @@ export function roomPage(root, roomId) {
             h("h2", { id: "board-h" }, t("board.title")),
             board(side, names, { lowball: v.options.lowball }),
             linesUnderBoard(v, names),
+            state.roomInfo.rated ? h("p", { class: "rated-badge", "data-rated": "true" }, t("settings.rated")) : null,
             playersList(side, names),
             // The link stays at hand during the game: others can watch (or take a seat
             // freed later) — one copy of it on the page, here or in the waiting room.
@@ -652,6 +653,8 @@ export function roomPage(root, roomId) {
       if (v.turn === s && v.phase !== "game_over") chips.push(h("span", { class: "chip turn" }, v.phase === "show" ? t("chip.to_announce") : t("chip.to_play")));
       if (v.phase === "discard" && v.discarded[s] && !v.reviewing) chips.push(h("span", { class: "chip done" }, t("chip.crib_done")));
       if (v.go?.[s]) chips.push(h("span", { class: "chip go" }, t("chip.go")));
+      // A rated game's leaver (docs/rules.md §9.3): the mark stays after they are back.
+      if (seat.abandoned) chips.push(h("span", { class: "chip abandoned", "data-abandoned": s, title: t("chip.abandoned_title") }, t("chip.abandoned")));
       const due = v.turn_clock?.[String(s)];
       if (due) {
         const left = secondsLeft(due);
@@ -1221,12 +1224,14 @@ function roomSettings(msg) {
     hints: info.hints === true,
     answer_window: Number(info.answer_window) || DEFAULT_ANSWER_WINDOW,
     takeover_grace: Number(info.takeover_grace) || null,
+    rated: info.rated === true,
   };
 }
 
 /** "Hints allowed · 15 s to answer a count · the computer plays for anyone away over 60 s". */
 function describeSettings(info, options = {}) {
   const parts = [info.hints ? t("settings.hints") : t("settings.no_hints")];
+  if (info.rated) parts.unshift(t("settings.rated"));
   if (options.muggins && !options.lowball) parts.push(t("settings.answer_window", { n: info.answer_window }));
   if (info.takeover_grace) parts.push(t("settings.takeover", { time: seconds(info.takeover_grace) }));
   return parts.join(" · ");

@@ -879,6 +879,8 @@ export class CribbageClient {
             ...s,
             connected: frame.connected,
             computer_standin: frame.computer_standin ?? s.computer_standin,
+            // A rated room's seat left during this game (docs/protocol.md "Rated rooms").
+            abandoned: frame.abandoned ?? s.abandoned ?? false,
             // When the computer takes over this away seat (Unix ms), or null.
             takeover_at: frame.connected ? null : frame.takeover_at ?? null,
             ...(frame.name !== undefined && frame.name !== null ? { name: frame.name } : {}),
