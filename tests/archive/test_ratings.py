@@ -259,3 +259,58 @@ def test_the_display_number() -> None:
     assert model.display(-40.0, 8.0) == 0
     for a, b in itertools.pairwise([(20.0, 2.0), (22.0, 2.0), (22.0, 1.0)]):
         assert model.display(*a) < model.display(*b)
+
+
+async def test_a_real_game_through_the_archiver_rates_its_player_once(database, monkeypatch
+                                                                      ) -> None:
+    """A whole game played by computer seats through the room service, sweeper and
+    archiver; its rows are made rated with a player at seat 0 (what a rated room with a
+    player there records: ISSUE19.md, helper "rated") — the rating equals openskill's own
+    against the standard computer's fixed rating, and the archiver's repeated claim changes
+    nothing."""
+    import time
+
+    from server.archive import worker
+    from server.archive.rows import game_rows
+    from server.broker import MemoryBroker
+    from server.computer_seats import ComputerSeats
+    from server.rooms import RoomService
+    from server.settings import Settings
+    from server.store.memory import MemoryStore
+    from server.timers import Sweeper
+
+    await add_players(database, "solo")
+
+    def rated_rows(room: str, body: dict[str, Any], entries: list, at: float) -> dict:
+        body = {**body, "settings": {**body["settings"], "rated": True},
+                "seats": [{**body["seats"][0], "kind": "human", "level": None,
+                           "player": "solo", "abandoned": False}, *body["seats"][1:]]}
+        return game_rows(room, body, entries, at)
+
+    monkeypatch.setattr(worker, "game_rows", rated_rows)
+    settings = Settings(bot_delay_seconds=0.0, sweep_interval_seconds=0.01,
+                        deadline_lease_seconds=1.0, archive_retry_max_seconds=0.2)
+    store = MemoryStore(MemoryBroker())
+    service = RoomService(store, settings)
+    sweeper = Sweeper(store, service, settings)
+    ComputerSeats(service, sweeper)
+    archiver = worker.Archiver(service, sweeper, database, settings)
+    await service.create_room({"players": 2, "target": 121},
+                              computers={0: "standard", 1: "standard"})
+    stop = time.monotonic() + 60
+    try:
+        while not await ratings_of(database):
+            assert time.monotonic() < stop, "not archived in time"
+            await sweeper.sweep_once()
+            await asyncio.sleep(0.005)
+    finally:
+        await sweeper.stop()
+        await archiver.stop()
+    [change] = await history_of(database)
+    won = change["rank"] == 1
+    want = _expected([[(model.MU, model.SIGMA)], [(COMPUTER_MU["2"]["standard"],
+                                                   model.COMPUTER_SIGMA)]],
+                     [1, 2] if won else [2, 1])
+    row = (await ratings_of(database))[("solo", "2")]
+    assert _close(row["mu"], want[0][0].mu) and _close(row["sigma"], want[0][0].sigma)
+    assert row["games"] == 1 and archiver.written == 1
