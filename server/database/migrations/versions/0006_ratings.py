@@ -12,7 +12,7 @@ index on PostgreSQL (``INCLUDE``).
 
 Revision ID: 0006
 Revises: 0005 (history and statistics)
-Create Date: 2026-12-09
+Create Date: 2026-12-02
 """
 
 from __future__ import annotations
