@@ -208,6 +208,15 @@ SERVER_MEANINGS: dict[str, str] = {
         "HTTP only (400, GET /api/players/{id}/games): limit is not a whole number from 1 "
         "to history_max_page_size, or cursor is not one a page gave"
     ),
+    "too_many_leaderboard_reads": (
+        "HTTP only (GET /api/leaderboards/{kind}, 429 with Retry-After): this client address "
+        "read more leaderboards than leaderboard_reads_per_minute allows; nothing was read; "
+        "wait retry_after seconds"
+    ),
+    "bad_table_kind": (
+        "HTTP only (404, GET /api/leaderboards/{kind}): the table kind is not one of 2, 3, "
+        "4, 2x2"
+    ),
     "too_many_history_reads": (
         "HTTP only (GET /api/players/{id} and /games, 429 with Retry-After): this client "
         "address read more profiles and pages of games than history_reads_per_minute "
@@ -290,6 +299,7 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
     "player_not_found", "player_deleted", "profile_private", "bad_page_request",
     "too_many_history_reads", "rated_options", "rated_turn_clock",
+    "too_many_leaderboard_reads", "bad_table_kind",
     *PASSKEY_MEANINGS,
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a

@@ -8,11 +8,13 @@ same document at ``GET /openapi.json``.
 Routes: ``POST /api/rooms``, ``GET /api/rooms/{room}``, ``GET /api/games/{game}``, the
 players' routes (:mod:`protocol.openapi_players`: ``/api/players``, ``/api/players/me...``,
 ``/api/players/link``), ``GET /api/players/{player}``, ``GET /api/players/{player}/games``,
-the passkey routes (:mod:`protocol.passkeys`: ``/api/players/me/passkeys...``,
-``/api/passkeys/options``, ``/api/passkeys/signin``), ``GET /healthz``, ``GET /readyz``,
-``GET /metrics`` and ``GET /openapi.json``. The WebSocket protocol on ``/ws`` is described by
-``docs/asyncapi.json`` (:mod:`protocol.asyncapi`); the web client's pages (``/``,
-``/r/{room}``, ``/p/{player}``, ``/replay/{game}``, ``/link/{code}``, ``/static/*``) are not
+the ratings' routes (:mod:`protocol.ratings`: ``/api/leaderboards/{kind}``,
+``/api/players/{player}/ratings``), the passkey routes (:mod:`protocol.passkeys`:
+``/api/players/me/passkeys...``, ``/api/passkeys/options``, ``/api/passkeys/signin``),
+``GET /healthz``, ``GET /readyz``, ``GET /metrics`` and ``GET /openapi.json``. The
+WebSocket protocol on ``/ws`` is described by ``docs/asyncapi.json``
+(:mod:`protocol.asyncapi`); the web client's pages (``/``, ``/r/{room}``, ``/p/{player}``,
+``/leaderboard``, ``/replay/{game}``, ``/link/{code}``, ``/static/*``) are not
 an API and are left out.
 
 The schemas are the JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) pydantic writes for
@@ -28,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import openapi_players
+from . import openapi_players, ratings
 from .codes import HttpErrorCode
 from .generated import write_or_check
 from .http import (
@@ -73,6 +75,7 @@ NAMED: dict[str, Any] = {
     "Readiness": Readiness,
     **openapi_players.NAMED,
     **PASSKEY_NAMED,
+    **ratings.NAMED,
 }
 
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
@@ -141,6 +144,7 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
 ERRORS.update(openapi_players.ERRORS)
+ERRORS.update(ratings.ERRORS)
 
 EXAMPLE_OPTIONS = {"players": 2, "partnerships": False, "target": 121, "muggins": False,
                    "lowball": False, "backup10": False}
@@ -354,6 +358,7 @@ def build_document() -> dict[str, Any]:
                 },
             }
         },
+        **ratings.paths(_json, _errors, _PLAYER),
         "/healthz": {
             "get": {
                 "operationId": "getHealth",
@@ -435,6 +440,8 @@ def build_document() -> dict[str, Any]:
              "on every device (docs/protocol.md, \"Players\")."},
             {"name": "passkeys", "description": "Passkeys (WebAuthn) that bring a player "
              "back where the browser forgot it."},
+            {"name": "ratings", "description": "Ratings per table kind and leaderboards "
+             "(docs/protocol.md, \"Ratings and leaderboards\")."},
             {"name": "operations", "description": "Health, readiness, metrics."},
         ],
         "paths": paths,

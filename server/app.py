@@ -75,6 +75,7 @@ from .players.http import ROUTES as PLAYER_ROUTES
 from .players.store import PlayerStore
 from .presence import Presence
 from .proxies import ClientAddressMiddleware
+from .ratings.http import ROUTES as RATING_ROUTES
 from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
 from .settings import Settings
@@ -563,6 +564,7 @@ ROUTES = [
     Route("/rules/{variant}", rules_page, methods=["GET"]),
     Route("/replay", index, methods=["GET"]),
     *HISTORY_ROUTES,
+    *RATING_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
 ]
 

@@ -239,6 +239,23 @@ class Settings(BaseSettings):
         "minute (all at once at most, then one a second; 0: no limit); more get 429 "
         "too_many_history_reads"
     )
+    leaderboard_reads_per_minute: int = Field(
+        60, ge=0, description="leaderboard pages (GET /api/leaderboards/{kind}) one client "
+        "address may read per minute (all at once at most, then one a second; 0: no "
+        "limit); more get 429 too_many_leaderboard_reads"
+    )
+    leaderboard_min_games: int = Field(
+        10, ge=1, le=1000, description="rated games (or matches) a player needs at a table "
+        "kind to appear on its leaderboard"
+    )
+    rating_provisional_games: int = Field(
+        10, ge=0, le=1000, description="a rating is provisional (shown with a mark) for "
+        "its first this many rated games or matches"
+    )
+    rating_history_size: int = Field(
+        50, ge=1, le=500, description="the newest changes of each rating a player's "
+        "ratings (GET /api/players/{id}/ratings) list"
+    )
     history_page_size: int = Field(
         20, ge=1, le=100, description="games on a page of GET /api/players/{id}/games when "
         "the request names no limit"

@@ -13,6 +13,7 @@ from typing import Any
 from engine import rng
 from protocol import jsontext
 
+from ..ratings.ids import match_id
 from .summary import skunks_given, summarize
 
 
@@ -38,8 +39,11 @@ def game_rows(
         archived_at: Unix time now.
 
     Returns:
-        ``{"game": row, "seats": [row...], "deals": [row...], "log": {"game_id", "entries"}}``
-        for the tables of ``server.database.schema``.
+        ``{"game": row, "seats": [row...], "deals": [row...], "log": {"game_id", "entries"},
+        "match": row | None, "match_state": dict | None}`` for the tables of
+        ``server.database.schema``; ``match`` is the ``matches`` row as of this game and
+        ``match_state`` the payload's ``match`` (``GameState.match``), both None for best
+        of 1.
     """
     options = payload["options"]
     players = int(options.get("players", 2))
@@ -81,6 +85,9 @@ def game_rows(
     winner = result.get("winner") if result else None
     skunks = (result or {}).get("skunks") or {}
     ended = when(payload["ended"])
+    state = payload.get("match")
+    match = _match_row(room_id, payload, state, table_kind(players, partnerships)) \
+        if state else None
     game = {
         "id": gid,
         "room_id": room_id,
@@ -109,6 +116,8 @@ def game_rows(
         "game_seed": game_seed.hex(),
         "game_commitment": game_commitment or rng.commitment(game_seed),
         "cut_seeds": [rng.cut_seed_of(game_seed, r).hex() for r in range(1, cut_rounds + 1)],
+        "match_id": match["id"] if match else None,
+        "match_number": match["games_played"] if match else None,
     }
     summaries = summarize(players, events)
     seats = []
@@ -129,6 +138,7 @@ def game_rows(
             "status": game["status"], "table_kind": game["table_kind"],
             "target": game["target"], "muggins": game["muggins"], "lowball": game["lowball"],
             "backup10": game["backup10"], "ended_at": ended,
+            "abandoned": bool(info.get("abandoned")),
         }
         row.update(summaries[seat] if seat < len(summaries) else {})
         seats.append(row)
@@ -143,4 +153,27 @@ def game_rows(
     return {
         "game": game, "seats": seats, "deals": deal_rows,
         "log": {"game_id": gid, "entries": jsontext.dumps(entries)},
+        "match": match, "match_state": state,
+    }
+
+
+def _match_row(room_id: str, payload: dict[str, Any], state: dict[str, Any], kind: str
+               ) -> dict[str, Any]:
+    """The ``matches`` row as of this game (the payload's ``match``: ISSUE19.md)."""
+    number = int(state.get("number") or 1)
+    over = bool(state.get("over"))
+    ended = when(payload["ended"])
+    return {
+        "id": match_id(room_id, float(payload["room_created"]), number),
+        "room_id": room_id, "room_created": float(payload["room_created"]),
+        "match_number": number, "best_of": int(state["best_of"]), "table_kind": kind,
+        "status": "over" if over else "playing", "reason": state.get("reason"),
+        "winner_side": state.get("winner"),
+        "wins": list(state.get("wins") or []), "points": list(state.get("points") or []),
+        "spread": list(state.get("spread") or []),
+        "forfeited": list(state.get("forfeited") or []),
+        "games_played": len(state.get("games") or ()) or 1,
+        "rated": bool((payload.get("settings") or {}).get("rated")),
+        "started_at": when(payload["started"]), "ended_at": ended if over else None,
+        "updated_at": ended,
     }

@@ -17,6 +17,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from ..database import Database
 from ..database.schema import game_deals, game_logs, game_seats, games, players
+from ..ratings.update import rate_game, upsert_match
 
 _STATEMENTS: dict[str, Any] = {}
 
@@ -39,7 +40,10 @@ def _statements(dialect: str) -> dict[str, Any]:
 async def write_game(db: Database, rows: dict[str, Any]) -> bool:
     """Archive one game (``server.archive.rows.game_rows``) in one transaction.
 
-    A seat's player that is not (or no longer) in ``players`` is written as null.
+    A seat's player that is not (or no longer) in ``players`` is written as null. The
+    game's match row (``rows["match"]``) is upserted first, and when the game's row is new
+    the rating update runs in the same transaction (``server.ratings.update``): a rated
+    game or match changes its players' ratings exactly once.
 
     Returns:
         True if the game was written now, False if it was archived already.
@@ -50,6 +54,7 @@ async def write_game(db: Database, rows: dict[str, Any]) -> bool:
     """
     statements = _statements(db.dialect)
     async with db.begin() as conn:
+        await upsert_match(conn, db.dialect, rows.get("match"))
         result = await conn.execute(statements["game"], rows["game"])
         if result.rowcount != 1:
             return False
@@ -65,4 +70,5 @@ async def write_game(db: Database, rows: dict[str, Any]) -> bool:
         if rows["deals"]:
             await conn.execute(statements["deals"], rows["deals"])
         await conn.execute(statements["log"], rows["log"])
+        await rate_game(conn, db.dialect, {**rows, "seats": seats})
     return True

@@ -32,6 +32,9 @@ compares the two.
 * ``player_passkeys``, ``passkey_challenges``: a player's passkeys (WebAuthn credentials:
   id, public key, signature counter) and the outstanding challenges of passkey sign-ins and
   registrations, single use and short-lived (``server.passkeys``; migration 0004).
+* ``matches``, ``ratings``, ``rating_history`` (issue 19; migration 0006): a match of best of
+  N as of its latest archived game (``games.match_id`` points at it), a player's rating per
+  table kind, and one row per player per rated game or match (``server.ratings``).
 * ``game_logs``: the room's log of the game, every entry in order (what caused each version
   and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
 """
@@ -149,9 +152,14 @@ games = Table(
     Column("game_seed", String(64), nullable=False),
     Column("game_commitment", String(64), nullable=False),
     Column("cut_seeds", JSON, nullable=False, comment="hex seed of each round of the cut"),
+    Column("match_id", String(16), nullable=True,
+           comment="the game's match (matches.id; null for best of 1); migration 0006"),
+    Column("match_number", SmallInteger, nullable=True,
+           comment="the game's place in its match, 1..best_of"),
     UniqueConstraint("room_id", "room_created", "game_number", name="uq_games_room_game"),
 )
 Index("ix_games_ended_at", games.c.ended_at)
+Index("ix_games_match", games.c.match_id)
 
 game_seats = Table(
     "game_seats",
@@ -202,6 +210,9 @@ game_seats = Table(
     Column("muggins_lost", SmallInteger, nullable=False),
     Column("penalty_points", SmallInteger, nullable=False,
            comment="pegged to it for opponents' wrong calls"),
+    Column("abandoned", Boolean, nullable=False, server_default=false(),
+           comment="a rated game's seat its player left past the takeover grace (a loss); "
+           "migration 0006"),
 )
 Index("ix_game_seats_player", game_seats.c.player_id, game_seats.c.ended_at,
       game_seats.c.game_id,
@@ -275,5 +286,79 @@ passkey_challenges = Table(
 )
 Index("ix_passkey_challenges_expires_at", passkey_challenges.c.expires_at)
 
+matches = Table(
+    "matches",
+    metadata,
+    Column("id", String(16), primary_key=True,
+           comment="public match id, derived from room, room creation and match number "
+           "(server.ratings.match_id)"),
+    Column("room_id", String(16), nullable=False),
+    Column("room_created", Float, nullable=False, comment="the room's creation, Unix seconds"),
+    Column("match_number", Integer, nullable=False, comment="1, then +1 per new match"),
+    Column("best_of", SmallInteger, nullable=False, comment="3 | 5 | 7"),
+    Column("table_kind", String(8), nullable=False, comment="2 | 3 | 4 | 2x2"),
+    Column("status", String(16), nullable=False, comment="playing | over"),
+    Column("reason", String(16), nullable=True, comment="won | forfeit, once over"),
+    Column("winner_side", SmallInteger, nullable=True),
+    Column("wins", JSON, nullable=False, comment="games won per side"),
+    Column("points", JSON, nullable=False, comment="game points per side (ACC rule 12.1)"),
+    Column("spread", JSON, nullable=False, comment="spread per side, holes"),
+    Column("forfeited", JSON, nullable=False, comment="sides that forfeited the match"),
+    Column("games_played", SmallInteger, nullable=False,
+           comment="games of the match archived as of this row (a later one wins)"),
+    Column("rated", Boolean, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("ended_at", DateTime(timezone=True), nullable=True, comment="null until over"),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("room_id", "room_created", "match_number", name="uq_matches_room_match"),
+    comment="a match of best of 3, 5 or 7 games (issue 19 point 1), as of its latest "
+    "archived game",
+)
+
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("player_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("table_kind", String(8), primary_key=True, comment="2 | 3 | 4 | 2x2"),
+    Column("mu", Float, nullable=False, comment="openskill's mean"),
+    Column("sigma", Float, nullable=False, comment="openskill's deviation"),
+    Column("display", Integer, nullable=False,
+           comment="the number shown (server.ratings.model.display)"),
+    Column("games", Integer, nullable=False, comment="rated games and matches counted"),
+    Column("wins", Integer, nullable=False, comment="of them, ranked first"),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    comment="a player's rating per table kind (issue 19 point 2; server.ratings)",
+)
+Index("ix_ratings_board", ratings.c.table_kind, ratings.c.display.desc(), ratings.c.player_id,
+      postgresql_include=["games"])  # the leaderboard and "around me" (migration 0006)
+
+rating_history = Table(
+    "rating_history",
+    metadata,
+    Column("player_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("table_kind", String(8), primary_key=True),
+    Column("source_id", String(16), primary_key=True,
+           comment="the rated game's id (best of 1) or match's id (best of N): the key "
+           "makes a rating change exactly once per game or match"),
+    Column("source", String(8), nullable=False, comment="game | match"),
+    Column("game_id", String(16), nullable=False, comment="the game that decided it"),
+    Column("rank", SmallInteger, nullable=False, comment="1 = first"),
+    Column("teams", SmallInteger, nullable=False, comment="sides in the result"),
+    Column("abandoned", Boolean, nullable=False, comment="ranked last for leaving"),
+    Column("mu_before", Float, nullable=False),
+    Column("sigma_before", Float, nullable=False),
+    Column("display_before", Integer, nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("display", Integer, nullable=False),
+    Column("games", Integer, nullable=False, comment="the rating's games after this one"),
+    Column("at", DateTime(timezone=True), nullable=False, comment="when the game ended"),
+    comment="one row per player per rated game or match: a rating changes exactly once",
+)
+Index("ix_rating_history_player", rating_history.c.player_id, rating_history.c.at,
+      rating_history.c.source_id)
+
 TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals,
-          game_logs, player_passkeys, passkey_challenges)
+          game_logs, player_passkeys, passkey_challenges, matches, ratings, rating_history)

@@ -45,6 +45,8 @@ from ..database.schema import (
     player_link_codes,
     player_passkeys,
     players,
+    rating_history,
+    ratings,
 )
 
 PLAYER_ID_PATTERN = r"^[a-z2-7]{16}$"
@@ -337,8 +339,9 @@ class PlayerStore:
     async def delete(self, player_id: str) -> bool:
         """Delete the player's identity (issue 18 point 6): the row is kept, emptied
         (``secret_hash``, ``name``, ``language`` null, ``private`` true, ``deleted_at``
-        set), its credentials and link codes are deleted, and the names of its archived
-        seats are set to null (``player_id`` kept, so pages show "a deleted player").
+        set), its credentials and link codes are deleted, its ratings and their history are
+        deleted, and the names of its archived seats are set to null (``player_id`` kept,
+        so pages show "a deleted player").
 
         Returns:
             Whether a living player was deleted (False: none, or already deleted).
@@ -364,6 +367,10 @@ class PlayerStore:
                 passkey_challenges.c.player_id == player_id))
             await conn.execute(update(game_seats).where(
                 game_seats.c.player_id == player_id).values(name=None))
+            # its ratings and their history (issue 19): off the leaderboards with the name
+            await conn.execute(delete(rating_history).where(
+                rating_history.c.player_id == player_id))
+            await conn.execute(delete(ratings).where(ratings.c.player_id == player_id))
         return True
 
     async def export(self, player_id: str) -> dict[str, Any] | None:

@@ -1,4 +1,4 @@
-// A player's page (/p/<player>): the profile's statistics and the list of games, each
+// A player's page (/p/<player>): the ratings (leaderboard.js), the profile's statistics and the list of games, each
 // linking to its replay; and the archived game's replay (/replay/<game>), fed from
 // GET /api/games/{id}, whose every deal is checked in this browser (dealcheck.js) before the
 // verdict is shown. Everything read comes from the HTTP API (docs/protocol.md "HTTP").
@@ -6,6 +6,7 @@ import { describeOptions } from "./describe.js";
 import { verifyGame } from "./dealcheck.js";
 import { h } from "./dom.js";
 import { formatNumber, formatTime, t } from "./i18n.js";
+import { ratingsPanel } from "./leaderboard.js";
 import { replayPanel } from "./replay.js";
 import { FORMAT, FORMAT_VERSION, ReplayError, checkReplay } from "./replaycheck.js";
 
@@ -25,7 +26,7 @@ export function playerHeaders() {
   return {};
 }
 
-async function getJson(url) {
+export async function getJson(url) {
   const res = await fetch(url, { headers: playerHeaders() });
   let body = null;
   try {
@@ -142,13 +143,13 @@ function gamesPanel(state, more) {
 
 /** The /p/<player> page. Returns its draw function (called again on a language change). */
 export function profilePage(root, playerId, { topBar, render }) {
-  const state = { profile: null, games: [], next: null, error: null, loading: true };
+  const state = { profile: null, ratings: null, games: [], next: null, error: null, loading: true };
   const base = `/api/players/${encodeURIComponent(playerId)}`;
   const draw = () => {
     let body;
     if (state.loading) body = h("p", { class: "muted" }, t("common.loading"));
     else if (state.error) body = h("p", { class: "error profile-error", role: "alert", "data-code": state.error }, t(`profile.error_${state.error}`));
-    else body = [statsPanel(state.profile.statistics), gamesPanel(state, more)];
+    else body = [state.ratings ? ratingsPanel(state.ratings) : null, statsPanel(state.profile.statistics), gamesPanel(state, more)];
     const title = state.profile ? (state.profile.name || t("history.no_name")) : t("profile.page_title");
     document.title = `${title} — ${t("chrome.brand")}`;
     render(root, h("div", {}, topBar(),
@@ -177,7 +178,8 @@ export function profilePage(root, playerId, { topBar, render }) {
   (async () => {
     try {
       const [profile, page] = [await getJson(base), await getJson(`${base}/games`)];
-      Object.assign(state, { profile, games: page.games, next: page.next, loading: false });
+      const ratings = await getJson(`${base}/ratings`);
+      Object.assign(state, { profile, ratings, games: page.games, next: page.next, loading: false });
       draw();
     } catch (err) {
       fail(err);

@@ -43,9 +43,10 @@ function speaker(on) {
 /**
  * The bar at the top. `heading`: the page's h1 content (or null when the page has its own
  * h1), `status`: an element after it (the connection), `sound`: a rerender function to
- * offer the sound switch, `you`: this is the "You" page (its link is the current page).
+ * offer the sound switch, `you`: this is the "You" page (its link is the current page),
+ * `board`: this is the leaderboard.
  */
-export function topBar({ heading = null, status = null, sound = null, you = false } = {}) {
+export function topBar({ heading = null, status = null, sound = null, you = false, board = false } = {}) {
   // "You" (the player's page, /you): from a table it comes back there (?from=).
   const here = location.pathname;
   const youHref = /^\/r\//.test(here) ? `/you?from=${encodeURIComponent(here)}` : "/you";
@@ -55,6 +56,7 @@ export function topBar({ heading = null, status = null, sound = null, you = fals
     status,
     h("nav", { class: "topnav", "aria-label": t("chrome.nav") },
       h("a", { href: youHref, class: "you-link", "data-key": "you-link", "aria-current": you ? "page" : null }, t("chrome.you")),
+      h("a", { href: "/leaderboard", class: "board-link", "data-key": "board-link", "aria-current": board ? "page" : null }, t("chrome.leaderboard")),
       h("a", { href: "/rules", class: "rules-link" }, t("chrome.rules")),
       sound ? soundSwitch(sound) : null,
       languageSwitch()));

@@ -1,6 +1,7 @@
 // Entry point. Every page is index.html: "/" the start page, "/r/<room>" a table,
 // "/rules" and "/rules/<variant>" the rules, "/replay" the replay viewer, "/p/<player>" a
-// player's statistics and games, "/replay/<game>" an archived game, its deals verified,
+// player's ratings, statistics and games, "/leaderboard" the leaderboards (leaderboard.js),
+// "/replay/<game>" an archived game, its deals verified,
 // "/you" the player's own page and "/link/<code>" a one-time code's link (you.js). The
 // language's catalogue is loaded first (i18n.js); then, but on a code's link, the player
 // this browser is (player.js: made on the first visit), whom a language switch is told.
@@ -9,6 +10,7 @@ import { replaceKeepingFocus } from "./dom.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import { topBar } from "./layout.js";
 import { archivedReplayPage, profilePage } from "./history.js";
+import { leaderboardPage } from "./leaderboard.js";
 import { ensurePlayer, saveLanguage } from "./player.js";
 import { replayFilePage } from "./replay.js";
 import { roomPage } from "./room.js";
@@ -36,6 +38,10 @@ const own = (page, id) => {
 };
 if (link) linkPage(root, link[1]);
 else if (/^\/you\/?$/.test(path)) youPage(root);
+else if (/^\/leaderboard\/?$/.test(path)) {
+  const draw = leaderboardPage(root, { topBar, render: replaceKeepingFocus });
+  onLanguageChange(draw);
+}
 else if (room) roomPage(root, room[1]);
 else if (player) own(profilePage, player[1]);
 else if (archived) own(archivedReplayPage, archived[1]);

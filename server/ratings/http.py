@@ -1,0 +1,104 @@
+"""The ratings' HTTP routes (``ROUTES``, spliced into ``server.app``): docs/protocol.md
+"Ratings and leaderboards" and "Limits"; ``protocol.ratings``.
+
+* ``GET /api/leaderboards/{kind}?around=<player>``: the top 100 of a table kind and, with
+  ``around``, that player's place (``protocol.ratings.Leaderboard``); ``404
+  bad_table_kind``; ``429 too_many_leaderboard_reads`` (``leaderboard_reads_per_minute`` per
+  address, every request counts); ``503 database_unavailable``. A private player is on the
+  board without a name.
+* ``GET /api/players/{player}/ratings``: the player's ratings, their newest changes and the
+  rated games they abandoned (``protocol.ratings.PlayerRatings``); the errors of the
+  profile (``server.history.http``: its read budget, private, deleted, not found).
+* ``GET /leaderboard``: the web client's page.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from protocol.http import PLAYER_ID_PATTERN
+
+from ..budgets import Budget
+from ..history.http import _database_down, _error, _player, page
+from ..limits import client_address, retry_after_header
+from ..players.auth import ApiError
+from .board import around, player_ratings, top
+from .model import TABLE_KINDS
+
+log = logging.getLogger(__name__)
+
+
+async def _charge(request: Request) -> Response | None:
+    """Charge one leaderboard read to the client's address; a 429 answer when spent."""
+    services = request.state.services
+    limits = services.limits
+    if limits is None:
+        return None
+    budget = Budget("leaderboard_reads", services.settings.leaderboard_reads_per_minute)
+    ticket = await limits.take(budget, limits.key(client_address(request.scope)))
+    if ticket.taken:
+        return None
+    limits.refused["too_many_leaderboard_reads"] += 1
+    return JSONResponse(
+        {"error": {"code": "too_many_leaderboard_reads",
+                   "message": "this address read too many leaderboards; retry after "
+                   "Retry-After seconds", "retry_after": round(ticket.wait, 3)}},
+        status_code=429, headers={"Retry-After": retry_after_header(ticket.wait)})
+
+
+async def leaderboard(request: Request) -> Response:
+    """``GET /api/leaderboards/{kind}``: 200 ``Leaderboard``; 404 ``bad_table_kind``, 429
+    ``too_many_leaderboard_reads``, 503 ``database_unavailable``."""
+    refused = await _charge(request)
+    if refused is not None:
+        return refused
+    kind = request.path_params["kind"]
+    if kind not in TABLE_KINDS:
+        return _error(404, "bad_table_kind", "the table kind is one of 2, 3, 4, 2x2")
+    who = request.query_params.get("around") or None
+    settings = request.state.services.settings
+    least = settings.leaderboard_min_games
+    db = request.state.services.database
+    me = near = None
+    try:
+        best = await top(db, kind, least)
+        if who is not None and re.match(PLAYER_ID_PATTERN, who):
+            me, near = await around(db, kind, least, who)
+    except Exception as exc:  # noqa: BLE001 (the database failed)
+        return _database_down(exc)
+    return JSONResponse({"table_kind": kind, "min_games": least, "top": best,
+                         "around": near, "me": me})
+
+
+async def ratings_of(request: Request) -> Response:
+    """``GET /api/players/{player}/ratings``: 200 ``PlayerRatings``; the errors of the
+    profile (``server.history.http.profile``)."""
+    settings = request.state.services.settings
+    try:
+        row, refused = await _player(request)
+        if refused is not None:
+            return refused
+        assert row is not None
+        found = await player_ratings(
+            request.state.services.database, row["id"],
+            min_games=settings.leaderboard_min_games,
+            provisional=settings.rating_provisional_games,
+            history=settings.rating_history_size)
+    except ApiError:
+        raise
+    except Exception as exc:  # noqa: BLE001 (the database failed)
+        return _database_down(exc)
+    return JSONResponse({"player": row["id"], **found})
+
+
+ROUTES = [
+    Route("/api/leaderboards/{kind}", leaderboard, methods=["GET"]),
+    Route("/api/players/{player}/ratings", ratings_of, methods=["GET"]),
+    Route("/leaderboard", page, methods=["GET"]),
+]
+"""The routes ``server.app`` splices in."""
