@@ -5,13 +5,15 @@ Makes a fresh PostgreSQL database (the server's own migrations; dropped at the e
 per table: no round trip per row), each with a rating at a table kind (2: 55 %, 2x2: 20 %,
 3: 15 %, 4: 10 %), mu normal around 25 (sd 4), sigma from 8.3 falling with the games
 played (1 to about 1,000, most few), the number shown computed as the server does
-(``server.ratings.model.display``); then ``VACUUM ANALYZE`` (what autovacuum does after a
-load: the board's reads are index-only scans). It times:
+(``server.ratings.model.display``); fills the board's counts per shown number
+(``rating_board_counts``, ``server.ratings.counts``) with one ``INSERT ... SELECT ... GROUP
+BY``; then ``VACUUM ANALYZE`` (what autovacuum does after a load: the board's reads are
+index-only scans). It times:
 
 * ``top``: the top 100 of the largest board (``server.ratings.board.top``);
 * ``around``: a player's place and neighbours (``server.ratings.board.around``) for
-  ``--samples`` players drawn uniformly from the board (the rank count grows with the
-  players above: the bottom of the board is the worst case);
+  ``--samples`` players drawn uniformly from the board and its last player (the rank sums
+  the counts of the numbers above and counts the ties ahead);
 
 each through the server's own code on its database layer (SQL + SQLAlchemy), then through
 the HTTP route of a real server process (``GET /api/leaderboards/2`` and ``?around=``,
@@ -45,6 +47,7 @@ import httpx  # noqa: E402
 
 from server.database import Database  # noqa: E402
 from server.ratings import board  # noqa: E402
+from server.ratings.counts import MIN_GAMES  # noqa: E402
 from server.ratings.model import DISPLAY_BASE, DISPLAY_SCALE  # noqa: E402
 
 POSTGRES = os.environ.get("CRIBBAGE_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432")
@@ -68,6 +71,9 @@ FROM (
                (1 + floor(exp(random() * ln(1000))))::int AS games
         FROM generate_series(1, $1::int) AS g) s
 ) t;
+INSERT INTO rating_board_counts (table_kind, display, players)
+SELECT table_kind, display, count(*) FROM ratings WHERE games >= {MIN_GAMES}
+GROUP BY table_kind, display;
 """
 
 
@@ -104,11 +110,12 @@ async def main() -> None:
         started = time.perf_counter()
         for statement in FILL.strip().split(";\n"):
             if statement.strip():
-                await raw.execute(statement, args.players)
+                await raw.execute(statement, *([args.players] if "$1" in statement else []))
         await raw.execute("VACUUM ANALYZE players")
         await raw.execute("VACUUM ANALYZE ratings")
+        await raw.execute("VACUUM ANALYZE rating_board_counts")
         report["load_seconds"] = round(time.perf_counter() - started, 1)
-        least = 10
+        least = MIN_GAMES
         report["board_2"] = await raw.fetchval(
             "SELECT count(*) FROM ratings WHERE table_kind = '2' AND games >= $1", least)
         sample = [r["player_id"] for r in await raw.fetch(
@@ -118,20 +125,36 @@ async def main() -> None:
             "SELECT player_id FROM ratings WHERE table_kind = '2' AND games >= $1 "
             "ORDER BY display, player_id DESC LIMIT 1", least)
         sample.append(bottom)
+        report["counts_rows_2"] = await raw.fetchval(
+            "SELECT count(*) FROM rating_board_counts WHERE table_kind = '2'")
+        report["counts_exact"] = await raw.fetchval(
+            "SELECT NOT EXISTS (SELECT table_kind, display, count(*) FROM ratings WHERE "
+            "games >= $1 GROUP BY table_kind, display EXCEPT SELECT table_kind, display, "
+            "players FROM rating_board_counts) AND (SELECT count(*) FROM rating_board_counts)"
+            " = (SELECT count(DISTINCT (table_kind, display)) FROM ratings WHERE games >= $1)",
+            least)
+        mine = await raw.fetchval("SELECT display FROM ratings WHERE player_id = $1 AND "
+                                  "table_kind = '2'", bottom)
+        # the old way (count everyone above) and the new (sum the counts + the ties)
         plan = await raw.fetchval(
             "EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*) FROM ratings WHERE table_kind = "
-            "'2' AND games >= $1 AND display > (SELECT display FROM ratings WHERE "
-            "player_id = $2 AND table_kind = '2')", least, bottom)
-        report["bottom_rank_count_ms"] = round(json.loads(plan)[0]["Execution Time"], 2)
+            "'2' AND games >= $1 AND display > $2", least, mine)
+        report["bottom_rank_scan_ms"] = round(json.loads(plan)[0]["Execution Time"], 2)
+        plan = await raw.fetchval(
+            "EXPLAIN (ANALYZE, FORMAT JSON) SELECT (SELECT coalesce(sum(players), 0) FROM "
+            "rating_board_counts WHERE table_kind = '2' AND display > $2) + (SELECT count(*) "
+            "FROM ratings WHERE table_kind = '2' AND games >= $1 AND display = $2 AND "
+            "player_id < $3)", least, mine, bottom)
+        report["bottom_rank_counts_ms"] = round(json.loads(plan)[0]["Execution Time"], 2)
         await raw.close()
         tops, arounds = [], []
         for _ in range(50):
             t = time.perf_counter()
-            await board.top(db, "2", least)
+            await board.top(db, "2")
             tops.append((time.perf_counter() - t) * 1000)
         for player in sample:
             t = time.perf_counter()
-            me, _ = await board.around(db, "2", least, player)
+            me, _ = await board.around(db, "2", player)
             arounds.append((time.perf_counter() - t) * 1000)
             assert me is not None
         report["sql"] = {"top": _figures(tops), "around": _figures(arounds)}

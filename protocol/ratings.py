@@ -36,8 +36,8 @@ class Leaderboard(_Model):
     """``GET /api/leaderboards/{kind}``: the top and, with ``around``, a player's place."""
 
     table_kind: TableKind
-    min_games: int = Field(ge=1, description="rated games a player needs to appear "
-                           "(`leaderboard_min_games`)")
+    min_games: int = Field(ge=1, description="rated games or matches a player needs at "
+                           "the table kind to appear (10, fixed: not a setting)")
     top: list[LeaderboardEntry] = Field(description="the top 100, best first")
     around: list[LeaderboardEntry] | None = Field(
         description="with `around`: the player and up to 5 above and 5 below; null without "
@@ -116,8 +116,8 @@ def paths(json: Any, errors: Any, player: dict[str, Any]) -> dict[str, Any]:
                 "summary": "A table kind's leaderboard",
                 "description": (
                     "The top 100 players of a table kind by rating (games to 121 in rated "
-                    "rooms; docs/rules.md \"Ratings\"), players with at least "
-                    "`leaderboard_min_games` rated games or matches there; with `around`, "
+                    "rooms; docs/rules.md \"Ratings\"), players with at least 10 rated "
+                    "games or matches there (`min_games`); with `around`, "
                     "that player's place and their neighbours."
                 ),
                 "parameters": [

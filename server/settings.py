@@ -244,10 +244,6 @@ class Settings(BaseSettings):
         "address may read per minute (all at once at most, then one a second; 0: no "
         "limit); more get 429 too_many_leaderboard_reads"
     )
-    leaderboard_min_games: int = Field(
-        10, ge=1, le=1000, description="rated games (or matches) a player needs at a table "
-        "kind to appear on its leaderboard"
-    )
     rating_provisional_games: int = Field(
         10, ge=0, le=1000, description="a rating is provisional (shown with a mark) for "
         "its first this many rated games or matches"

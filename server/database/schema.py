@@ -32,9 +32,10 @@ compares the two.
 * ``player_passkeys``, ``passkey_challenges``: a player's passkeys (WebAuthn credentials:
   id, public key, signature counter) and the outstanding challenges of passkey sign-ins and
   registrations, single use and short-lived (``server.passkeys``; migration 0004).
-* ``matches``, ``ratings``, ``rating_history`` (issue 19; migration 0006): a match of best of
-  N as of its latest archived game (``games.match_id`` points at it), a player's rating per
-  table kind, and one row per player per rated game or match (``server.ratings``).
+* ``matches``, ``ratings``, ``rating_history``, ``rating_board_counts`` (issue 19; migration
+  0006): a match of best of N as of its latest archived game (``games.match_id`` points at
+  it), a player's rating per table kind, one row per player per rated game or match, and the
+  leaderboards' players per shown number (``server.ratings``; ``server.ratings.counts``).
 * ``game_logs``: the room's log of the game, every entry in order (what caused each version
   and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
 """
@@ -360,5 +361,18 @@ rating_history = Table(
 Index("ix_rating_history_player", rating_history.c.player_id, rating_history.c.at,
       rating_history.c.source_id)
 
+rating_board_counts = Table(
+    "rating_board_counts",
+    metadata,
+    Column("table_kind", String(8), primary_key=True, comment="2 | 3 | 4 | 2x2"),
+    Column("display", Integer, primary_key=True, comment="a shown number (ratings.display)"),
+    Column("players", Integer, nullable=False,
+           comment="players of the kind's board (games >= server.ratings.counts.MIN_GAMES) "
+           "showing it; a row at 0 is deleted"),
+    comment="the leaderboards' players per shown number, kept in step with ratings in the "
+    "same transaction, so a rank is a sum over these rows (server.ratings.counts)",
+)
+
 TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals,
-          game_logs, player_passkeys, passkey_challenges, matches, ratings, rating_history)
+          game_logs, player_passkeys, passkey_challenges, matches, ratings, rating_history,
+          rating_board_counts)

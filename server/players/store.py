@@ -48,6 +48,7 @@ from ..database.schema import (
     rating_history,
     ratings,
 )
+from ..ratings import counts
 
 PLAYER_ID_PATTERN = r"^[a-z2-7]{16}$"
 """A player's public id."""
@@ -367,10 +368,15 @@ class PlayerStore:
                 passkey_challenges.c.player_id == player_id))
             await conn.execute(update(game_seats).where(
                 game_seats.c.player_id == player_id).values(name=None))
-            # its ratings and their history (issue 19): off the leaderboards with the name
+            # its ratings and their history (issue 19): off the leaderboards with the name,
+            # and out of the boards' counts (server.ratings.counts: the rating rows are
+            # locked first, in table kind order, then the count rows)
             await conn.execute(delete(rating_history).where(
                 rating_history.c.player_id == player_id))
-            await conn.execute(delete(ratings).where(ratings.c.player_id == player_id))
+            gone = (await conn.execute(delete(ratings).where(
+                ratings.c.player_id == player_id).returning(
+                ratings.c.table_kind, ratings.c.display, ratings.c.games))).mappings().all()
+            await counts.shift(conn, self.db.dialect, counts.moves(gone, []))
         return True
 
     async def export(self, player_id: str) -> dict[str, Any] | None:

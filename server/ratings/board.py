@@ -1,12 +1,15 @@
 """The leaderboard's and a player's ratings' reads (issue 19 point 3; SQL on
-``ix_ratings_board``, docs/performance.md "Leaderboard").
+``ix_ratings_board`` and ``rating_board_counts``, docs/performance.md "Leaderboard").
 
-A board is a table kind's ``ratings`` rows with at least ``min_games`` games, ordered by the
-number shown, highest first, ties by player id. Every read walks the index
-``(table_kind, display DESC, player_id)`` from a known place: the top 100 from its start;
-a player's neighbours from the player's own key, each direction and the ties apart (so each
-is an index range, never a scan with a filter); the rank counts the entries above the
-player (an index-only scan on PostgreSQL: ``games`` is carried in the index).
+A board is a table kind's ``ratings`` rows with at least
+:data:`server.ratings.counts.MIN_GAMES` (10) games, ordered by the number shown, highest
+first, ties by player id. Every read walks the index ``(table_kind, display DESC,
+player_id)`` from a known place: the top 100 from its start; a player's neighbours from the
+player's own key, each direction and the ties apart (so each is an index range, never a scan
+with a filter). The rank is ``1 + the players showing a higher number`` (a sum over the
+kind's ``rating_board_counts`` rows above the player's number: at most a few thousand,
+whatever the board's size) ``+ the ties ahead by player id`` (an index range of one number
+on ``ix_ratings_board``, ``games`` carried in the index on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..database import Database
-from ..database.schema import game_seats, players, rating_history, ratings
+from ..database.schema import game_seats, players, rating_board_counts, rating_history, ratings
 from ..history.games import iso
+from .counts import MIN_GAMES, on_board
 
 TOP = 100
 """Entries of the top of a board."""
@@ -30,8 +34,8 @@ _ENTRY = (ratings.c.player_id, ratings.c.display, ratings.c.games, ratings.c.win
           players.c.name, players.c.private)
 
 
-def _board(kind: str, min_games: int) -> Any:
-    return and_(ratings.c.table_kind == kind, ratings.c.games >= min_games)
+def _board(kind: str) -> Any:
+    return and_(ratings.c.table_kind == kind, ratings.c.games >= MIN_GAMES)
 
 
 def _entry(row: Any, rank: int) -> dict[str, Any]:
@@ -47,39 +51,41 @@ def _select(where: Any, order: Any, limit: int) -> Any:
                                        ).where(where).order_by(*order).limit(limit)
 
 
-async def _rank(conn: AsyncConnection, kind: str, min_games: int, display: int,
-                player: str) -> int:
-    """1 + the entries of the board above ``(display, player)``."""
-    above = (await conn.execute(select(func.count()).select_from(ratings).where(
-        _board(kind, min_games), ratings.c.display > display))).scalar()
-    tied = (await conn.execute(select(func.count()).select_from(ratings).where(
-        _board(kind, min_games), ratings.c.display == display,
-        ratings.c.player_id < player))).scalar()
-    return 1 + int(above) + int(tied)
+async def _rank(conn: AsyncConnection, kind: str, display: int, player: str) -> int:
+    """1 + the entries of the board above ``(display, player)``: the counts of the higher
+    numbers (``rating_board_counts``) + the ties ahead by player id, in one statement (one
+    snapshot: a rating update committing meanwhile is seen by both parts or by neither)."""
+    counts = rating_board_counts.c
+    above = select(func.coalesce(func.sum(counts.players), 0)).where(
+        counts.table_kind == kind, counts.display > display).scalar_subquery()
+    tied = select(func.count()).select_from(ratings).where(
+        _board(kind), ratings.c.display == display,
+        ratings.c.player_id < player).scalar_subquery()
+    return 1 + int((await conn.execute(select(above + tied))).scalar() or 0)
 
 
-async def top(db: Database, kind: str, min_games: int) -> list[dict[str, Any]]:
+async def top(db: Database, kind: str) -> list[dict[str, Any]]:
     """The top :data:`TOP` of the board."""
     async with db.connect() as conn:
         rows = (await conn.execute(_select(
-            _board(kind, min_games), (ratings.c.display.desc(), ratings.c.player_id),
+            _board(kind), (ratings.c.display.desc(), ratings.c.player_id),
             TOP))).mappings().all()
     return [_entry(r, i + 1) for i, r in enumerate(rows)]
 
 
-async def around(db: Database, kind: str, min_games: int, player: str
+async def around(db: Database, kind: str, player: str
                  ) -> tuple[dict[str, Any] | None, list[dict[str, Any]] | None]:
     """``(the player's entry, the entries around it)``, or ``(None, None)`` when the player
     is not on the board."""
     async with db.connect() as conn:
-        mine = (await conn.execute(_select(and_(_board(kind, min_games),
+        mine = (await conn.execute(_select(and_(_board(kind),
                                                 ratings.c.player_id == player), (), 1)
                                    )).mappings().first()
         if mine is None:
             return None, None
         d = int(mine["display"])
-        rank = await _rank(conn, kind, min_games, d, player)
-        board = _board(kind, min_games)
+        rank = await _rank(conn, kind, d, player)
+        board = _board(kind)
         n = NEIGHBOURS
         up_ties = (await conn.execute(_select(
             and_(board, ratings.c.display == d, ratings.c.player_id < player),
@@ -101,21 +107,20 @@ async def around(db: Database, kind: str, min_games: int, player: str
     return me, entries
 
 
-async def player_ratings(db: Database, player: str, *, min_games: int, provisional: int,
-                         history: int) -> dict[str, Any]:
+async def player_ratings(db: Database, player: str, *, provisional: int, history: int
+                         ) -> dict[str, Any]:
     """A player's ratings (``protocol.ratings.PlayerRatings`` without ``player``)."""
     async with db.connect() as conn:
         rows = (await conn.execute(select(ratings).where(ratings.c.player_id == player)
                                    .order_by(ratings.c.table_kind))).mappings().all()
         found = []
         for r in rows:
-            on_board = int(r["games"]) >= min_games
             found.append({
                 "table_kind": r["table_kind"], "rating": int(r["display"]),
                 "mu": float(r["mu"]), "sigma": float(r["sigma"]), "games": int(r["games"]),
                 "wins": int(r["wins"]), "provisional": int(r["games"]) < provisional,
-                "rank": await _rank(conn, r["table_kind"], min_games, int(r["display"]),
-                                    player) if on_board else None})
+                "rank": await _rank(conn, r["table_kind"], int(r["display"]), player)
+                if on_board(r["games"]) else None})
         changes = (await conn.execute(select(rating_history).where(
             rating_history.c.player_id == player).order_by(
             rating_history.c.at.desc(), rating_history.c.source_id.desc()).limit(history)

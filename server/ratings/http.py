@@ -28,6 +28,7 @@ from ..history.http import _database_down, _error, _player, page
 from ..limits import client_address, retry_after_header
 from ..players.auth import ApiError
 from .board import around, player_ratings, top
+from .counts import MIN_GAMES
 from .model import TABLE_KINDS
 
 log = logging.getLogger(__name__)
@@ -61,17 +62,15 @@ async def leaderboard(request: Request) -> Response:
     if kind not in TABLE_KINDS:
         return _error(404, "bad_table_kind", "the table kind is one of 2, 3, 4, 2x2")
     who = request.query_params.get("around") or None
-    settings = request.state.services.settings
-    least = settings.leaderboard_min_games
     db = request.state.services.database
     me = near = None
     try:
-        best = await top(db, kind, least)
+        best = await top(db, kind)
         if who is not None and re.match(PLAYER_ID_PATTERN, who):
-            me, near = await around(db, kind, least, who)
+            me, near = await around(db, kind, who)
     except Exception as exc:  # noqa: BLE001 (the database failed)
         return _database_down(exc)
-    return JSONResponse({"table_kind": kind, "min_games": least, "top": best,
+    return JSONResponse({"table_kind": kind, "min_games": MIN_GAMES, "top": best,
                          "around": near, "me": me})
 
 
@@ -86,7 +85,6 @@ async def ratings_of(request: Request) -> Response:
         assert row is not None
         found = await player_ratings(
             request.state.services.database, row["id"],
-            min_games=settings.leaderboard_min_games,
             provisional=settings.rating_provisional_games,
             history=settings.rating_history_size)
     except ApiError:

@@ -18,7 +18,9 @@ written either.
 On PostgreSQL the players' rating rows are made if missing (``ON CONFLICT DO NOTHING``)
 and then locked ``FOR UPDATE`` in player order, so two games ending at once for the same
 player apply one after the other (each reads the other's result) and never deadlock; SQLite
-has one writer at a time.
+has one writer at a time. The leaderboard's counts (``server.ratings.counts``) change in the
+same transaction, after the rating rows: each player's old entry out if it was on the board,
+the new one in if it is, the count rows locked in ``(table kind, shown number)`` order.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..database.schema import matches, rating_history, ratings
-from . import model
+from . import counts, model
 from .ranks import game_ranks, match_ranks
 
 COMPUTER = "computer"
@@ -150,6 +152,7 @@ async def rate_game(conn: AsyncConnection, dialect: str, rows: dict[str, Any]) -
 
     after = model.rate([[before(s) for s in team] for team in teams], ranks)
     history = []
+    moved = []
     for side, team in enumerate(teams):
         for index, seat in enumerate(team):
             player = seat.get("player_id")
@@ -170,6 +173,9 @@ async def rate_game(conn: AsyncConnection, dialect: str, rows: dict[str, Any]) -
                 "mu_before": old["mu"], "sigma_before": old["sigma"],
                 "display_before": int(old["display"]), "mu": mu, "sigma": sigma,
                 "display": shown, "games": games, "at": now})
+            moved.append({"table_kind": kind, "display": shown, "games": games})
+    await counts.shift(conn, dialect, counts.moves(
+        [current[h["player_id"]] for h in history], moved))
     if history:
         await conn.execute(rating_history.insert(), history)
     return len(history)

@@ -80,8 +80,8 @@ async def database(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Da
         db = Database(request.getfixturevalue("pg_url"))
         async with db.begin() as conn:
             await conn.execute(text(
-                "TRUNCATE rating_history, ratings, matches, game_logs, game_deals, "
-                "game_seats, games, players CASCADE"))
+                "TRUNCATE rating_board_counts, rating_history, ratings, matches, game_logs, "
+                "game_deals, game_seats, games, players CASCADE"))
         db.migrated = True
     yield db
     await db.close()

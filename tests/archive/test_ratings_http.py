@@ -15,6 +15,7 @@ from sqlalchemy import update
 
 from protocol.ratings import Leaderboard, PlayerRatings
 from server.database.schema import players
+from server.ratings.counts import MIN_GAMES
 from server.settings import Settings
 
 
@@ -29,10 +30,13 @@ def pid(n: int) -> str:
 
 async def test_the_leaderboard_and_a_player_s_ratings(database) -> None:
     people = [pid(i) for i in range(6)]
-    await add_players(database, *people)
+    short = pid(6)  # one game short of the board
+    await add_players(database, *people, short)
     async with database.begin() as conn:
         await conn.execute(update(players).where(players.c.id == people[5]).values(private=True))
-    # people[0] beats everyone twice; people[5] once and abandons once; min games = 2
+    # people[0] beats everyone twice; then, against the easy computer, people[0] wins twice
+    # more and the others win until they have the board's minimum (MIN_GAMES), people[5]
+    # abandoning one of them
     room = "r" + secrets.token_hex(5)
     number = 0
     for opponent in people[1:]:
@@ -42,17 +46,23 @@ async def test_the_leaderboard_and_a_player_s_ratings(database) -> None:
                                                         {"player": opponent}], [121, 80],
                                     ended=1e9 + number)
             assert await write(database, room, body, entries)
-    number += 1
-    body, entries = payload(room, number, "2", [{"player": people[5], "abandoned": True},
-                                                {"kind": "computer", "level": "easy"}],
-                            [121, 80], ended=1e9 + number)
-    assert await write(database, room, body, entries)
-    server = _server(database, leaderboard_min_games=2, leaderboard_reads_per_minute=8,
-                     rating_provisional_games=5)
+    extra = [(people[0], 2)] + [(p, MIN_GAMES - 2) for p in people[1:]]
+    extra.append((short, MIN_GAMES - 1))
+    for who, games in extra:
+        for g in range(games):
+            number += 1
+            leaves = who == people[5] and g == 0
+            body, entries = payload(room, number, "2",
+                                    [{"player": who, "abandoned": leaves},
+                                     {"kind": "computer", "level": "easy"}], [121, 80],
+                                    ended=1e9 + number)
+            assert await write(database, room, body, entries)
+    server = _server(database, leaderboard_reads_per_minute=8,
+                     rating_provisional_games=MIN_GAMES + 1)
     try:
         async with httpx.AsyncClient(base_url=server.http, timeout=10) as client:
             board = Leaderboard.model_validate((await client.get("/api/leaderboards/2")).json())
-            assert board.min_games == 2 and board.around is None
+            assert board.min_games == MIN_GAMES == 10 and board.around is None
             assert [e.player for e in board.top][0] == people[0]
             assert {e.player for e in board.top} == set(people)
             assert [e.rank for e in board.top] == list(range(1, 7))
@@ -65,6 +75,9 @@ async def test_the_leaderboard_and_a_player_s_ratings(database) -> None:
             assert near.me is not None and near.me.player == people[3]
             assert [e.player for e in near.around] == [e.player for e in board.top]
             assert near.me.rank == next(e.rank for e in board.top if e.player == people[3])
+            off = Leaderboard.model_validate(
+                (await client.get("/api/leaderboards/2", params={"around": short})).json())
+            assert off.me is None and off.around is None
             empty = Leaderboard.model_validate(
                 (await client.get("/api/leaderboards/3", params={"around": people[0]})).json())
             assert empty.top == [] and empty.around is None and empty.me is None
@@ -73,18 +86,23 @@ async def test_the_leaderboard_and_a_player_s_ratings(database) -> None:
             mine = PlayerRatings.model_validate(
                 (await client.get(f"/api/players/{people[0]}/ratings")).json())
             [two] = mine.ratings
-            assert two.table_kind == "2" and two.games == 10 and two.wins == 10
+            assert two.table_kind == "2" and two.games == 12 and two.wins == 12
             assert not two.provisional and two.rank == 1
-            assert len(mine.history) == 10 and mine.abandoned == 0
+            assert len(mine.history) == 12 and mine.abandoned == 0
             assert all(c.after > c.before for c in mine.history)
             assert [c.at for c in mine.history] == sorted((c.at for c in mine.history),
                                                           reverse=True)
+            below = PlayerRatings.model_validate(
+                (await client.get(f"/api/players/{short}/ratings")).json())
+            assert below.ratings[0].games == MIN_GAMES - 1 and below.ratings[0].rank is None
             private = await client.get(f"/api/players/{people[5]}/ratings")
             assert private.status_code == 403
             assert private.json()["error"]["code"] == "profile_private"
             other = PlayerRatings.model_validate(
                 (await client.get(f"/api/players/{people[1]}/ratings")).json())
-            assert other.ratings[0].provisional and other.ratings[0].games == 2
+            assert other.ratings[0].provisional and other.ratings[0].games == MIN_GAMES
+            assert other.ratings[0].rank == next(e.rank for e in board.top
+                                                 if e.player == people[1])
             refused = None
             for _ in range(10):
                 refused = await client.get("/api/leaderboards/2x2")

@@ -24,6 +24,7 @@ import pytest
 from conftest import LiveServer
 from test_comfort import axe
 
+from server.ratings.counts import MIN_GAMES
 from server.ratings.model import display
 from server.settings import Settings
 
@@ -39,7 +40,7 @@ LOCALES = {"en": "en-GB", "da": "da-DK", "sv": "sv-SE"}
 def board_server(tmp_path: Path) -> Any:
     db = tmp_path / "games.sqlite3"
     server = LiveServer(Settings(bot_delay_seconds=0, database_url=f"sqlite:///{db}",
-                                 leaderboard_min_games=3, rating_provisional_games=12)).start()
+                                 rating_provisional_games=12)).start()
     server.db = db
     yield server
     server.stop()
@@ -60,7 +61,13 @@ def _rate(db: Path, me: str) -> list[str]:
             conn.execute("INSERT INTO ratings (player_id, table_kind, mu, sigma, display, "
                          "games, wins, updated_at) VALUES (?, '2', ?, ?, ?, 20, 9, ?)",
                          (pid, mu, sigma, display(mu, sigma), now))
-        conn.execute("UPDATE ratings SET games = 5 WHERE player_id = ?", (me,))
+        # on the board (MIN_GAMES, 10) and still provisional (12)
+        conn.execute("UPDATE ratings SET games = 11 WHERE player_id = ?", (me,))
+        # the boards' counts per shown number, as the rating update keeps them
+        conn.execute("DELETE FROM rating_board_counts")
+        conn.execute("INSERT INTO rating_board_counts (table_kind, display, players) "
+                     "SELECT table_kind, display, count(*) FROM ratings WHERE games >= ? "
+                     "GROUP BY table_kind, display", (MIN_GAMES,))
         for n, (before, after, abandoned) in enumerate(((1000, 1400, False),
                                                         (1400, 1575, True))):
             conn.execute(

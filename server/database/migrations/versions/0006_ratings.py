@@ -8,7 +8,9 @@ rating changes exactly once).
 as the game (``server.archive.writer``), and adding a foreign key to an existing table would
 make SQLite copy ``games`` whole. ``ix_ratings_board`` serves the leaderboard and "around
 me": the board of a table kind in order, the games (for the minimum to appear) carried in the
-index on PostgreSQL (``INCLUDE``).
+index on PostgreSQL (``INCLUDE``). ``rating_board_counts`` counts the board's players per
+(table kind, shown number) (``server.ratings.counts``), so a rank is a sum over its rows plus
+the ties ahead; it starts empty, as ``ratings`` does.
 
 Revision ID: 0006
 Revises: 0005 (history and statistics)
@@ -125,9 +127,22 @@ def upgrade() -> None:
     )
     op.create_index("ix_rating_history_player", "rating_history",
                     ["player_id", "at", "source_id"])
+    op.create_table(
+        "rating_board_counts",
+        sa.Column("table_kind", sa.String(8), nullable=False, comment="2 | 3 | 4 | 2x2"),
+        sa.Column("display", sa.Integer(), nullable=False,
+                  comment="a shown number (ratings.display)"),
+        sa.Column("players", sa.Integer(), nullable=False,
+                  comment="players of the kind's board (games >= "
+                  "server.ratings.counts.MIN_GAMES) showing it; a row at 0 is deleted"),
+        sa.PrimaryKeyConstraint("table_kind", "display", name="pk_rating_board_counts"),
+        comment="the leaderboards' players per shown number, kept in step with ratings in "
+        "the same transaction, so a rank is a sum over these rows (server.ratings.counts)",
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("rating_board_counts")
     op.drop_index("ix_rating_history_player", table_name="rating_history")
     op.drop_table("rating_history")
     op.drop_index("ix_ratings_board", table_name="ratings")
