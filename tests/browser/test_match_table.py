@@ -13,12 +13,20 @@ the stand-in — and the next game goes the same way.
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from crib_ui import rejects, sit, table, watch_frames
+from conftest import LiveServer
+from crib_ui import play_until_game_over, rejects, sit, table, watch_frames
 from test_comfort import axe
+from test_leaderboard_page import CATALOGUES
+
+from server.settings import Settings
 
 pytestmark = pytest.mark.browser
 
@@ -109,4 +117,99 @@ def test_a_best_of_3_against_the_computer_to_its_end(live_server: Any, new_page:
     page.wait_for_selector(f"#table[data-game='{games + 1}'][data-status=playing]")
     page.wait_for_selector("#match-score[data-games='0'][data-over=false]")
     assert table(page)["game"] == str(games + 1)
+    assert not [r for r in rejects(frames) if r.get("type") == "error"]
+
+
+@pytest.fixture
+def rated_server(tmp_path: Path) -> Any:
+    """A server with its SQLite archive in the test's folder; one rated match is enough to
+    be on a leaderboard (``leaderboard_min_games`` 1; the default is 10)."""
+    db = tmp_path / "games.sqlite3"
+    server = LiveServer(Settings(bot_delay_seconds=0, database_url=f"sqlite:///{db}",
+                                 leaderboard_min_games=1)).start()
+    server.db = db
+    yield server
+    server.stop()
+
+
+def _digits(text: str) -> int:
+    return int("".join(c for c in text if c.isdigit()))
+
+
+def test_a_rated_best_of_3_rates_the_player_and_puts_them_on_the_board(
+        rated_server: Any, new_page: Any, axe_source: str) -> None:
+    """A rated best of 3 against the computer, made on the start page ("Rated game") and
+    played by the person to the match's end (game to 121, turn clock on, so nobody stands
+    in and no seat is abandoned); the archive rates the match once: the profile /p/<id>
+    and /leaderboard?kind=2 show the new rating, in English, Danish and Swedish,
+    axe-clean."""
+    page = new_page(bypass_csp=True)  # axe is added as an inline script
+    frames = watch_frames(page)
+    page.goto(rated_server.url + "/")
+    page.wait_for_selector("input[name=rated]")
+    page.wait_for_function("() => localStorage.getItem('cribbage.player')")
+    me = json.loads(page.evaluate("() => localStorage.getItem('cribbage.player')"))["id"]
+    page.fill("#your-name", "Ann")
+    page.select_option("#seat-1", "standard")
+    page.check("input[name=rated]")
+    page.select_option("#match", "3")
+    with page.expect_request("**/api/rooms") as request:
+        page.click("button[type=submit]")
+    sent = request.value.post_data_json
+    assert sent["room"]["rated"] is True and sent["room"]["match"] == 3
+    assert sent["options"]["target"] == 121
+    page.wait_for_selector("#match-score")
+    games = 0
+    while True:
+        games += 1
+        play_until_game_over([page], timeout=120)
+        page.wait_for_selector(f"#match-score[data-games='{games}']")
+        match = last_match(frames)
+        assert match is not None
+        if match["over"]:
+            break
+        page.click("#rematch")
+        page.wait_for_selector(f"#table[data-game='{games + 1}'][data-status=playing]")
+    wins = match["wins"]
+    assert games in (2, 3) and max(wins) == 2
+    assert not any(e.get("type") == "seat_abandoned" for f in frames
+                   for e in f.get("events") or [])
+    # The archive rates the match once (in the commit that archives it).
+    rating = None
+    for _ in range(200):
+        with sqlite3.connect(rated_server.db) as conn:
+            rows = conn.execute("SELECT display, games FROM ratings WHERE player_id = ? "
+                                "AND table_kind = '2'", (me,)).fetchall()
+            changes = conn.execute("SELECT source FROM rating_history WHERE player_id = ?",
+                                   (me,)).fetchall()
+        if rows:
+            rating = rows[0]
+            break
+        time.sleep(0.05)
+    assert rating is not None, "the match was not rated"
+    display, rated_games = rating
+    assert rated_games == 1 and changes == [("match",)], (rating, changes)
+    for lang in ("en", "da", "sv"):
+        words = CATALOGUES[lang]
+        page.goto(f"{rated_server.url}/p/{me}")
+        page.wait_for_selector("#lang")
+        if lang != "en":
+            page.select_option("#lang", lang)
+            page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
+        page.wait_for_selector("#ratings tbody tr[data-kind='2']")
+        row = page.locator("#ratings tbody tr[data-kind='2'] td")
+        assert _digits(row.nth(0).text_content()) == display
+        assert words["ratings.provisional"] in row.nth(0).text_content()
+        assert _digits(row.nth(1).text_content()) == 1
+        assert page.locator("#rating-history tbody tr").count() == 1
+        axe(page, axe_source, f"/p after a rated match, {lang}")
+        page.goto(f"{rated_server.url}/leaderboard?kind=2")
+        page.wait_for_selector("#board-top tbody tr")
+        assert page.text_content("h1") == words["board.page_title"]
+        mine = page.locator(f"#board-top tr[data-player='{me}'] td")
+        assert _digits(mine.nth(0).text_content()) == 1  # the only rated player: first
+        assert _digits(mine.nth(2).text_content()) == display
+        assert page.get_attribute("#board-around tr[aria-current=true]",
+                                  "data-player") == me
+        axe(page, axe_source, f"/leaderboard after a rated match, {lang}")
     assert not [r for r in rejects(frames) if r.get("type") == "error"]
