@@ -121,12 +121,16 @@ def test_a_best_of_3_against_the_computer_to_its_end(live_server: Any, new_page:
 
 
 @pytest.fixture
-def rated_server(tmp_path: Path) -> Any:
-    """A server with its SQLite archive in the test's folder; one rated match is enough to
-    be on a leaderboard (``leaderboard_min_games`` 1; the default is 10)."""
+def rated_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A server (in this process) with its SQLite archive in the test's folder; one rated
+    match is enough to be on a leaderboard here (the board's minimum, ``MIN_GAMES``, is 1
+    instead of 10 for this test, set before any rating is written so the counts agree)."""
+    from server.ratings import board, counts
+    from server.ratings import http as ratings_http
+    for module in (board, counts, ratings_http):
+        monkeypatch.setattr(module, "MIN_GAMES", 1)
     db = tmp_path / "games.sqlite3"
-    server = LiveServer(Settings(bot_delay_seconds=0, database_url=f"sqlite:///{db}",
-                                 leaderboard_min_games=1)).start()
+    server = LiveServer(Settings(bot_delay_seconds=0, database_url=f"sqlite:///{db}")).start()
     server.db = db
     yield server
     server.stop()
