@@ -7,7 +7,6 @@ and the next game starts without the mark; in a match, the game's end forfeits t
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import random
 import secrets
 
@@ -143,8 +142,6 @@ async def test_a_player_away_past_the_grace_abandons_the_game(server, payloads) 
                 await c.close()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("engine.match") is None,
-                    reason="needs the engine's match (engine/match.py, helper 'match')")
 async def test_an_abandoned_game_of_a_match_forfeits_the_match(server, payloads) -> None:
     anna, bo = await new_player(server, "Anna"), await new_player(server, "Bo")
     a = await Client.connect(server.ws, name="Anna", player=anna)
