@@ -167,6 +167,39 @@ def retry_after_header(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
 
 
+async def charge_address_read(request: Any, name: str, per_minute: int, code: str,
+                              message: str) -> Any:
+    """Charge one HTTP read to the client's address in the budget ``name`` (``per_minute``
+    reads a minute, all at once at most, then evenly; 0: no limit).
+
+    Args:
+        request: the starlette request (``request.state.services`` holds the limits).
+        name: the budget's name (e.g. ``"history_reads"``).
+        per_minute: the budget's size (a setting).
+        code: the stable error code of the refusal (docs/protocol.md "Limits").
+        message: the refusal's text.
+
+    Returns:
+        None when the read may go on; else the 429 ``JSONResponse`` to answer with
+        (``Retry-After`` in whole seconds, ``{"error": {"code", "message",
+        "retry_after"}}``); nothing was read.
+    """
+    from starlette.responses import JSONResponse
+
+    services = request.state.services
+    limits = services.limits
+    if limits is None:
+        return None
+    ticket = await limits.take(Budget(name, per_minute),
+                               limits.key(client_address(request.scope)))
+    if ticket.taken:
+        return None
+    limits.refused[code] += 1
+    return JSONResponse(
+        {"error": {"code": code, "message": message, "retry_after": round(ticket.wait, 3)}},
+        status_code=429, headers={"Retry-After": retry_after_header(ticket.wait)})
+
+
 def client_address(scope: dict[str, Any]) -> str:
     """The client address of an ASGI scope (after the proxy headers middleware), or
     ``"unknown"`` when the server has none (a Unix socket)."""

@@ -30,9 +30,8 @@ from starlette.routing import Route
 
 from protocol.http import PLAYER_ID_PATTERN
 
-from ..budgets import Budget
 from ..database.schema import players
-from ..limits import client_address, retry_after_header
+from ..limits import charge_address_read
 from ..players.auth import ApiError, optional_player
 from .games import player_games
 from .stats import player_statistics
@@ -56,21 +55,11 @@ async def _viewer(request: Request) -> str | None:
 
 
 async def _charge(request: Request) -> Response | None:
-    """Charge one history read to the client's address; a 429 answer when it is spent."""
-    services = request.state.services
-    limits = services.limits
-    if limits is None:
-        return None
-    budget = Budget("history_reads", services.settings.history_reads_per_minute)
-    ticket = await limits.take(budget, limits.key(client_address(request.scope)))
-    if ticket.taken:
-        return None
-    limits.refused["too_many_history_reads"] += 1
-    return JSONResponse(
-        {"error": {"code": "too_many_history_reads",
-                   "message": "this address read too many profiles and histories; retry "
-                   "after Retry-After seconds", "retry_after": round(ticket.wait, 3)}},
-        status_code=429, headers={"Retry-After": retry_after_header(ticket.wait)})
+    """Charge one history read to the client's address; a 429 answer when spent."""
+    return await charge_address_read(
+        request, "history_reads", request.state.services.settings.history_reads_per_minute,
+        "too_many_history_reads",
+        "this address read too many profiles and histories; retry after Retry-After seconds")
 
 
 async def _player(request: Request) -> tuple[dict[str, Any] | None, Response | None]:

@@ -23,9 +23,8 @@ from starlette.routing import Route
 
 from protocol.http import PLAYER_ID_PATTERN
 
-from ..budgets import Budget
 from ..history.http import _database_down, _error, _player, page
-from ..limits import client_address, retry_after_header
+from ..limits import charge_address_read
 from ..players.auth import ApiError
 from .board import around, player_ratings, top
 from .counts import MIN_GAMES
@@ -36,20 +35,11 @@ log = logging.getLogger(__name__)
 
 async def _charge(request: Request) -> Response | None:
     """Charge one leaderboard read to the client's address; a 429 answer when spent."""
-    services = request.state.services
-    limits = services.limits
-    if limits is None:
-        return None
-    budget = Budget("leaderboard_reads", services.settings.leaderboard_reads_per_minute)
-    ticket = await limits.take(budget, limits.key(client_address(request.scope)))
-    if ticket.taken:
-        return None
-    limits.refused["too_many_leaderboard_reads"] += 1
-    return JSONResponse(
-        {"error": {"code": "too_many_leaderboard_reads",
-                   "message": "this address read too many leaderboards; retry after "
-                   "Retry-After seconds", "retry_after": round(ticket.wait, 3)}},
-        status_code=429, headers={"Retry-After": retry_after_header(ticket.wait)})
+    return await charge_address_read(
+        request, "leaderboard_reads",
+        request.state.services.settings.leaderboard_reads_per_minute,
+        "too_many_leaderboard_reads",
+        "this address read too many leaderboards; retry after Retry-After seconds")
 
 
 async def leaderboard(request: Request) -> Response:
