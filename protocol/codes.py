@@ -213,6 +213,10 @@ SERVER_MEANINGS: dict[str, str] = {
         "read more leaderboards than leaderboard_reads_per_minute allows; nothing was read; "
         "wait retry_after seconds"
     ),
+    "bad_around_player": (
+        "HTTP only (400, GET /api/leaderboards/{kind}): around is not a player id (1 to 32 "
+        "of A-Z, a-z, 0-9, _ and -); nothing was read"
+    ),
     "bad_table_kind": (
         "HTTP only (404, GET /api/leaderboards/{kind}): the table kind is not one of 2, 3, "
         "4, 2x2"
@@ -299,7 +303,7 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
     "player_not_found", "player_deleted", "profile_private", "bad_page_request",
     "too_many_history_reads", "rated_options", "rated_turn_clock",
-    "too_many_leaderboard_reads", "bad_table_kind",
+    "too_many_leaderboard_reads", "bad_table_kind", "bad_around_player",
     *PASSKEY_MEANINGS,
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a

@@ -92,6 +92,8 @@ NAMED: dict[str, Any] = {
 }
 
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
+    "BadAroundPlayer": ("400", "`around` is not a player id (1 to 32 of `A-Z`, `a-z`, "
+                        "`0-9`, `_` and `-`): nothing was read.", ["bad_around_player"]),
     "BadTableKind": ("404", "The table kind is not one of `2`, `3`, `4`, `2x2`.",
                      ["bad_table_kind"]),
     "TooManyLeaderboardReads": (
@@ -130,8 +132,8 @@ def paths(json: Any, errors: Any, player: dict[str, Any]) -> dict[str, Any]:
                 ],
                 "responses": {
                     "200": {"description": "The leaderboard.", "content": json("Leaderboard")},
-                    **errors("BadTableKind", "TooManyLeaderboardReads", "Internal",
-                             "DatabaseDown"),
+                    **errors("BadAroundPlayer", "BadTableKind", "TooManyLeaderboardReads",
+                             "Internal", "DatabaseDown"),
                 },
             }
         },

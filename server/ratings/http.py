@@ -43,20 +43,22 @@ async def _charge(request: Request) -> Response | None:
 
 
 async def leaderboard(request: Request) -> Response:
-    """``GET /api/leaderboards/{kind}``: 200 ``Leaderboard``; 404 ``bad_table_kind``, 429
-    ``too_many_leaderboard_reads``, 503 ``database_unavailable``."""
+    """``GET /api/leaderboards/{kind}``: 200 ``Leaderboard``; 400 ``bad_around_player``, 404
+    ``bad_table_kind``, 429 ``too_many_leaderboard_reads``, 503 ``database_unavailable``."""
     refused = await _charge(request)
     if refused is not None:
         return refused
     kind = request.path_params["kind"]
     if kind not in TABLE_KINDS:
         return _error(404, "bad_table_kind", "the table kind is one of 2, 3, 4, 2x2")
-    who = request.query_params.get("around") or None
+    who = request.query_params.get("around")
+    if who is not None and not re.match(PLAYER_ID_PATTERN, who):
+        return _error(400, "bad_around_player", "around is not a player id")
     db = request.state.services.database
     me = near = None
     try:
         best = await top(db, kind)
-        if who is not None and re.match(PLAYER_ID_PATTERN, who):
+        if who is not None:
             me, near = await around(db, kind, who)
     except Exception as exc:  # noqa: BLE001 (the database failed)
         return _database_down(exc)

@@ -83,6 +83,10 @@ async def test_the_leaderboard_and_a_player_s_ratings(database) -> None:
             assert empty.top == [] and empty.around is None and empty.me is None
             bad = await client.get("/api/leaderboards/5")
             assert bad.status_code == 404 and bad.json()["error"]["code"] == "bad_table_kind"
+            for wrong in ("", "not a player!", "x" * 33):
+                bad = await client.get("/api/leaderboards/2", params={"around": wrong})
+                assert bad.status_code == 400, wrong
+                assert bad.json()["error"]["code"] == "bad_around_player"
             mine = PlayerRatings.model_validate(
                 (await client.get(f"/api/players/{people[0]}/ratings")).json())
             [two] = mine.ratings

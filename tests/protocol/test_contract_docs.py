@@ -245,7 +245,7 @@ def test_openapi_document_validates():
                                            "503"],
         ("get", "/api/players/{player}/games"): ["200", "400", "401", "403", "404", "410",
                                                  "429", "500", "503"],
-        ("get", "/api/leaderboards/{kind}"): ["200", "404", "429", "500", "503"],
+        ("get", "/api/leaderboards/{kind}"): ["200", "400", "404", "429", "500", "503"],
         ("get", "/api/players/{player}/ratings"): ["200", "401", "403", "404", "410", "429",
                                                    "500", "503"],
         ("get", "/healthz"): ["200"],
