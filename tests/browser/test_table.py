@@ -232,6 +232,10 @@ def test_a_dropped_connection_comes_back_to_the_same_seat(live_server: Any,
 
     def through(ws: Any) -> None:  # pass every socket through, keeping a handle to cut it
         sockets.append(ws)
+        if len(sockets) > 1:
+            # Away for longer than presence coalescing (0.5 s), which would otherwise fold a
+            # quick drop and return into no change at all (docs/protocol.md "presence").
+            time.sleep(2)
         ws.connect_to_server()
 
     anna.route_web_socket("**/ws", through)
