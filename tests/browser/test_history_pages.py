@@ -146,6 +146,9 @@ def test_a_private_profile_is_its_players_only(archive_server: Any, new_page: An
         context.close()
     mine = new_page()
     mine.goto(f"{archive_server.url}/")
+    # the start page makes this browser a player of its own first (POST /api/players):
+    # wait for it, so that it does not overwrite the one put here
+    mine.wait_for_function("() => localStorage.getItem('cribbage.player') !== null")
     mine.evaluate("(me) => localStorage.setItem('cribbage.player', JSON.stringify(me))",
                   {"id": me["id"], "secret": me["secret"]})
     mine.goto(f"{archive_server.url}/p/{me['id']}")

@@ -2,7 +2,8 @@
 PostgreSQL of the test's own (the archive), a few dozen rooms of scripted and computer
 seats, one process killed with -9 and restarted again and again while games end, Redis
 restarted once, PostgreSQL stopped for 10 s, players who vanish for good and players who
-leave cleanly.
+leave cleanly, and rated rooms of players (issue 19: best of 1 between two players, best of
+3 against a computer) whose games end during the kills.
 
 Then: every game reaches game over within a bound — except at the tables both players left
 for good, which wait for their people (no takeover, no move) through the kills and the
@@ -10,7 +11,9 @@ restart; every acknowledged action is in its room's log exactly once (and no act
 twice); each log replays through the engine to the room's stored state; presence matches
 the connections actually open; and every game that ended is in the database exactly once,
 its archived log the room's, replaying through the engine (from the archived deal seeds) to
-its archived final score.
+its archived final score; and every rated player's rating changed exactly once — one
+``rating_history`` row (for the game, or for the match), ``ratings.games`` 1, the rating the
+row's result — while nobody else has a rating.
 
 Bounded in time (about a minute; 150 s at most for the games) and stops everything it
 started. A summary line (rooms, kills, acked actions, longest pause) is printed.
@@ -27,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from crib_wire import PostgresServer, ProcessServer, RedisServer
 from redis.asyncio import Redis
@@ -39,7 +43,7 @@ from server.archive.outbox import game_id
 from server.archive.reader import ArchiveReader
 from server.archive.verify import replay as replay_archived
 from server.database import Database, database_url
-from server.database.schema import games
+from server.database.schema import games, rating_history, ratings
 from server.store.redis import RedisStore
 
 pytestmark = pytest.mark.slow
@@ -67,10 +71,15 @@ class Player:
 
     ``leave``: after ``after`` actions it vanishes for good — ``"abort"`` (the connection
     just dies) or ``"clean"`` (``leave`` then a clean close); None plays to the end.
+    ``player``: the ``{"id", "secret"}`` it says hello with (a rated room's seat);
+    ``think``: the seconds it thinks before a move (from, to). In a match it asks for the
+    next game after each one until the match is over.
     """
 
     def __init__(self, servers: list[ProcessServer], room: str, seat: int, stats: Stats,
-                 rng: random.Random, leave: str | None = None, after: int = 0) -> None:
+                 rng: random.Random, leave: str | None = None, after: int = 0,
+                 player: dict[str, str] | None = None,
+                 think: tuple[float, float] = (0.05, 0.25)) -> None:
         self.servers = servers
         self.room = room
         self.seat = seat
@@ -78,6 +87,8 @@ class Player:
         self.rng = rng
         self.leave = leave
         self.after = after
+        self.player = player
+        self.think = think
         self.token: str | None = None
         self.seat_token: str | None = None
         self.client: Client | None = None
@@ -94,7 +105,7 @@ class Player:
             server = self.rng.choice(self.servers)
             try:
                 client = await Client.connect(server.ws, name=f"p{self.seat}", token=self.token,
-                                              record=False, timeout=3)
+                                              player=self.player, record=False, timeout=3)
             except Exception as exc:
                 self.last_error = f"connect: {exc!r}"
                 self.history.append((time.monotonic(), f"connect {server.port}: {exc!r}"))
@@ -127,9 +138,13 @@ class Player:
         while time.monotonic() < deadline:
             view = client.view
             self.note(client)
+            next_game = False
             if view is not None and view["phase"] == "game_over":
-                self.done = True
-                return
+                match = view.get("match")
+                if match is None or match["over"]:
+                    self.done = True
+                    return
+                next_game = True  # the match's next game (a rematch from any seat)
             if self.leave and self.sent >= self.after and self.pending is None:
                 self.gone = True
                 if self.leave == "abort":
@@ -140,7 +155,8 @@ class Player:
                     await client.close()
                 return
             if self.pending is None:
-                legal = [a for a in (view or {}).get("legal", []) if a["type"] != "rematch"]
+                legal = [a for a in (view or {}).get("legal", [])
+                         if a["type"] != "rematch" or next_game]
                 if not legal:
                     seen = client.version
                     with contextlib.suppress(TimeoutError):
@@ -149,7 +165,7 @@ class Player:
                     if client.closed.is_set():
                         return
                     continue
-                await asyncio.sleep(self.rng.uniform(0.05, 0.25))  # a person thinks
+                await asyncio.sleep(self.rng.uniform(*self.think))  # a person thinks
                 if client.view is not view:
                     continue  # the view moved meanwhile: decide again
                 self.sent += 1
@@ -174,12 +190,12 @@ class Player:
 
 
 async def make_room(server: ProcessServer, options: dict[str, Any],
-                    computers: dict[str, str]) -> str:
+                    computers: dict[str, str], room: dict[str, Any] | None = None) -> str:
     client = await Client.connect(server.ws, name="host", record=False)
     try:
         created = await client.request(
             {"type": "create_room", "options": options, "computers": computers,
-             "room": {"takeover_grace": 1.0}},
+             "room": {"takeover_grace": 1.0, **(room or {})}},
             lambda f: f["type"] in ("room_created", "error"),
         )
         return created["room"]
@@ -194,7 +210,7 @@ def replay(record: Any, log: list[dict[str, Any]]) -> engine.GameState | None:
         if any(e.get("type") == "game_start" for e in entry.get("events") or []) \
                 and "action" not in entry:
             state, _ = engine.new_game(engine.GameOptions.from_dict(record.options),
-                                       record.seed)
+                                       record.seed, match=(record.settings or {}).get("match", 1))
         elif "action" in entry:
             state, _ = engine.apply(state, entry["seat"], entry["action"])
     return state
@@ -214,7 +230,7 @@ async def chaos(servers: list[ProcessServer], redis: RedisServer, stats: Stats,
                 stop: asyncio.Event, pg: PostgresServer) -> dict[str, int]:
     """Kill -9 one process at a time and restart it; restart Redis once; stop PostgreSQL
     for 10 s meanwhile."""
-    counts = {"kills": 0, "redis_restarts": 0, "database_stops": 0}
+    counts: dict[str, Any] = {"kills": 0, "redis_restarts": 0, "database_stops": 0}
     outage = asyncio.create_task(database_outage(pg, counts))
     await asyncio.sleep(2)
     loop = asyncio.get_running_loop()
@@ -230,6 +246,7 @@ async def chaos(servers: list[ProcessServer], redis: RedisServer, stats: Stats,
             await loop.run_in_executor(None, redis.restart, 0.2)
             counts["redis_restarts"] += 1
         await asyncio.sleep(1.5)
+    counts["kills_until"] = time.time()
     await outage
     return counts
 
@@ -263,11 +280,13 @@ async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
     rooms: list[str] = []
     started = time.monotonic()
     try:
-        # 32 rooms: 12 of two people, 8 of a person and a computer, 4 of three (one a
+        # 34 rooms: 8 of two people, 8 of a person and a computer, 4 of three (one a
         # computer), 3 where a player vanishes for good, 3 where one leaves cleanly, and 2
-        # that both players leave for good (those wait for their people).
+        # that both players leave for good (those wait for their people); 4 rated rooms of
+        # two players and 2 rated best-of-3 matches of a player against a computer, whose
+        # players think fast so that their games end during the kills.
         plans: list[tuple[dict[str, Any], dict[str, str], list[str | None]]] = []
-        plans += [({"players": 2}, {}, [None, None])] * 12
+        plans += [({"players": 2}, {}, [None, None])] * 8
         plans += [({"players": 2, "muggins": True}, {"1": "standard"}, [None])] * 4
         plans += [({"players": 2, "backup10": True}, {"0": "easy"}, [None])] * 4
         plans += [({"players": 3}, {"2": "standard"}, [None, None])] * 4
@@ -276,6 +295,8 @@ async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
         plans += [({"players": 2}, {}, ["abort", "clean"])] * 2
         # 6 of computers alone: their games end early, during the kills and the outage.
         plans += [({"players": 2, "target": 61}, {"0": "standard", "1": "easy"}, [])] * 6
+        rated_plans = [({"players": 2}, {}, {"rated": True})] * 4
+        rated_plans += [({"players": 2}, {"1": "standard"}, {"rated": True, "match": 3})] * 2
         for options, computers, behaviours in plans:
             room = await make_room(rng.choice(servers), options, computers)
             rooms.append(room)
@@ -283,6 +304,15 @@ async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
             for seat, leave in zip(human_seats, behaviours, strict=True):
                 players.append(Player(servers, room, seat, stats, random.Random(rng.random()),
                                       leave, rng.randint(3, 25)))
+        rated: dict[str, dict[str, Any]] = {}  # player id -> {"room", "match"}
+        for options, computers, settings in rated_plans:
+            room = await make_room(rng.choice(servers), options, computers, settings)
+            rooms.append(room)
+            for seat in (s for s in range(options["players"]) if str(s) not in computers):
+                player = await new_player(rng.choice(servers), f"R{len(rated)}")
+                rated[player["id"]] = {"room": room, "match": settings.get("match", 1)}
+                players.append(Player(servers, room, seat, stats, random.Random(rng.random()),
+                                      player=player, think=(0.02, 0.08)))
         deadline = started + GAMES_BOUND_SECONDS
         stop = asyncio.Event()
         chaos_task = asyncio.create_task(chaos(servers, own_redis, stats, stop, pg))
@@ -365,6 +395,7 @@ async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
             # The tables left by everyone wait: their games have not ended, so they are not
             # in the archive (they would be, as abandoned, shortly before the room expires).
             archive = await check_archive(store, [r for r in records if r.id not in left], pg)
+            archive.update(await check_ratings(rated, pg, counts["kills_until"]))
         finally:
             await store.close()
 
@@ -379,7 +410,8 @@ async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
                     last_t, last_v = t, v
             pauses.append(longest)
         summary = {
-            "rooms": len(rooms), "players": len(players), **counts,
+            "rooms": len(rooms), "players": len(players),
+            **{k: v for k, v in counts.items() if k != "kills_until"},
             "acked_actions": len(stats.acked), "lost": 0, "duplicated": 0,
             "client_reconnects": stats.reconnects, "outcome_unknown": stats.outcome_unknown,
             "store_unavailable": stats.store_unavailable,
@@ -391,6 +423,7 @@ async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
         assert counts["kills"] == 6 and counts["redis_restarts"] == 1
         assert counts["database_stops"] == 1
         assert archive["archived_after_5s"] >= 1, "no game ended during the outage"
+        assert archive["rated_ended_during_kills"] >= 1, "no rated game ended during the kills"
         assert max(pauses) < 30, summary
         for s in servers:
             assert "Traceback" not in s.log.read_text(), s.log.read_text()[-3000:]
@@ -401,13 +434,67 @@ async def _chaos_run(servers: list[ProcessServer], own_redis: RedisServer,
                     await p.client.close()
 
 
+async def new_player(server: ProcessServer, name: str) -> dict[str, str]:
+    """A new player (``POST /api/players``): ``{"id", "secret", ...}``."""
+    async with httpx.AsyncClient(timeout=10) as http:
+        made = await http.post(f"{server.http}/api/players", json={"name": name})
+    assert made.status_code == 201, made.text
+    return made.json()
+
+
+async def check_ratings(rated: dict[str, dict[str, Any]], pg: PostgresServer,
+                        kills_until: float) -> dict[str, Any]:
+    """Every rated player's rating changed exactly once: one ``rating_history`` row (the
+    game's for best of 1, the match's for best of 3), ``ratings.games`` 1 and the rating
+    that row gave; no other rating rows at all (the other rooms are not rated)."""
+    db = Database(database_url(pg.url))
+    try:
+        end = time.monotonic() + 30  # the match's deciding game may still be archiving
+        while True:
+            async with db.connect() as conn:
+                history = (await conn.execute(select(rating_history))).mappings().all()
+                rows = (await conn.execute(select(ratings))).mappings().all()
+            if len(history) >= len(rated) or time.monotonic() > end:
+                break
+            await asyncio.sleep(0.5)
+    finally:
+        await db.close()
+    by_player: dict[str, list[Any]] = {}
+    for h in history:
+        by_player.setdefault(h["player_id"], []).append(h)
+    assert sorted(by_player) == sorted(rated), "a rating for a game that is not rated"
+    assert {r["player_id"] for r in rows} == set(rated)
+    for row in rows:
+        [change] = by_player[row["player_id"]]  # exactly once
+        wanted = rated[row["player_id"]]
+        assert change["source"] == ("match" if wanted["match"] > 1 else "game"), change
+        assert row["table_kind"] == change["table_kind"] == "2"
+        assert row["games"] == change["games"] == 1
+        assert (row["mu"], row["sigma"], row["display"]) == (
+            change["mu"], change["sigma"], change["display"])
+    # The two players of a room share one source, ranked apart.
+    by_room: dict[str, list[Any]] = {}
+    for player, wanted in rated.items():
+        by_room.setdefault(wanted["room"], []).append(by_player[player][0])
+    for changes in by_room.values():
+        assert len({c["source_id"] for c in changes}) == 1
+        assert sorted(c["rank"] for c in changes) == list(range(1, len(changes) + 1)) or \
+            len(changes) == 1
+    during = {h["source_id"] for h in history if h["at"].timestamp() <= kills_until}
+    return {"rated_players": len(rated), "rating_changes": len(history),
+            "rated_abandoned": sum(1 for h in history if h["abandoned"]),
+            "rated_ended_during_kills": len(during)}
+
+
 async def check_archive(store: RedisStore, records: list[Any], pg: PostgresServer
                         ) -> dict[str, Any]:
     """Every game is in the database exactly once (its archive may still be catching up
     after the outage: bounded wait), its archived log is the room's, and it replays through
-    the engine from its archived deal seeds to its archived final score."""
+    the engine from its archived deal seeds to its archived final score — every game of a
+    match."""
     db = Database(database_url(pg.url))
-    wanted = {game_id(rec.id, rec.created, rec.game_number): rec for rec in records}
+    wanted = {game_id(rec.id, rec.created, n): (rec, n) for rec in records
+              for n in range(1, rec.game_number + 1)}
     try:
         end = time.monotonic() + 60
         while True:
@@ -421,7 +508,7 @@ async def check_archive(store: RedisStore, records: list[Any], pg: PostgresServe
         assert sorted(r.id for r in rows) == sorted(wanted), "not archived exactly once"
         assert len({(r.room_id, r.game_number) for r in rows}) == len(rows)
         reader = ArchiveReader(db)
-        for gid, rec in wanted.items():
+        for gid, (rec, number) in wanted.items():
             found = await reader.game(gid)
             game = found.game
             assert game["status"] == "finished" and game["room_id"] == rec.id
@@ -431,14 +518,15 @@ async def check_archive(store: RedisStore, records: list[Any], pg: PostgresServe
                         if e["v"] <= game["last_version"]]
             assert found.log == room_log, f"archived log of {rec.id} is not the room's"
             seed = bytes.fromhex(game["game_seed"])
-            assert seed == shuffle.game_seed(rec.seed, rec.game_number)
+            assert seed == shuffle.game_seed(rec.seed, number)
             for deal in found.deals:
                 assert deal["commitment"] == shuffle.commitment(bytes.fromhex(deal["seed"]))
             state, _ = replay_archived(game["options"], found.log,
                                        [d["seed"] for d in found.deals])
             assert state.phase == "game_over" and list(state.scores) == game["scores"]
-            assert state.to_dict()["scores"] == rec.state["scores"]
-            assert not await store.outbox(rec.id, rec.game_number)
+            if number == rec.game_number:
+                assert state.to_dict()["scores"] == rec.state["scores"]
+            assert not await store.outbox(rec.id, number)
         delays = sorted((r.archived_at - r.ended_at).total_seconds() for r in rows)
     finally:
         await db.close()
