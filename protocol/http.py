@@ -143,6 +143,27 @@ class GameSeeds(_Model):
     deals: list[DealSeed]
 
 
+class ArchivedMatch(_Model):
+    """The match an archived game was part of (docs/rules.md §8), as the archive holds it:
+    as of the match's latest archived game (its ``games_played``), so a game that did not
+    end the match shows the totals of later games too."""
+
+    id: str = Field(description="The match's id (ratings' `source_id` for a rated match).")
+    number: int = Field(ge=1, description="The match's number in its room (1, then +1).")
+    best_of: Literal[3, 5, 7]
+    game_in_match: int = Field(ge=1, le=7, description="This game's place in the match.")
+    table_kind: Literal["2", "3", "4", "2x2"]
+    rated: bool
+    over: bool
+    reason: Literal["won", "forfeit"] | None
+    winner_side: int | None = Field(ge=0, le=3)
+    wins: list[int] = Field(description="Games won per side.")
+    points: list[int] = Field(description="Game points per side (ACC rule 12.1).")
+    spread: list[int] = Field(description="Spread per side, holes.")
+    forfeited: list[int] = Field(description="Sides that forfeited the match.")
+    games_played: int = Field(ge=1, le=7, description="Games of the match archived.")
+
+
 class ArchivedGameBody(_Model):
     """``GET /api/games/{id}``: an archived game in the web client's replay file shape
     (``format`` ``cribbage-replay``, version 1: what the table's "download replay" saves),
@@ -166,6 +187,9 @@ class ArchivedGameBody(_Model):
     ended_at: str = Field(description="ISO 8601, UTC.")
     scores: list[int] = Field(description="Final score per side, holes.")
     seeds: GameSeeds
+    match: ArchivedMatch | None = Field(
+        default=None, description="The match this game was part of, or null for a single "
+        "game (best of 1).")
 
 
 PLAYER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"

@@ -194,7 +194,8 @@ SeatKey = Annotated[str, Field(pattern=r"^[0-3]$")]
 class RoomSettingsModel(_Model):
     """Room-level settings chosen at creation (shown back as ``room_settings``).
 
-    ``hints``: seated humans may ask for the ``standard`` player's suggestion (default true).
+    ``hints``: seated humans may ask for the ``standard`` player's suggestion (default true;
+    never in a rated room).
     ``answer_window``: seconds opponents have to answer a Muggins announcement (default: the
     server's, 15). ``takeover_grace``: seconds a human seat may stay disconnected before a
     ``standard`` computer plays it until its owner comes back (default 60).
@@ -206,7 +207,10 @@ class RoomSettingsModel(_Model):
     (docs/protocol.md, "Rated rooms").
     """
 
-    hints: bool = Field(default=True, strict=True)
+    hints: bool | None = Field(
+        default=None, strict=True,
+        description="default true; a rated room has none (false; true there is "
+        "`rated_options`)")
     answer_window: float | None = Field(default=None, gt=0, le=86400)
     takeover_grace: float | None = Field(default=None, gt=0, le=86400)
     turn_seconds: float | None = Field(default=None, ge=1, le=86400)
@@ -412,6 +416,13 @@ class SeatInfo(_Model):
         "player was away past the takeover grace, or let the turn clock run out too "
         "often): the game counts as that player's loss even after they come back; false "
         "again when the next game starts",
+    )
+    player: str | None = Field(
+        default=None,
+        description="the public id of the player who took this human seat (their profile, "
+        "/p/<id>), or null: an open or computer seat, or one taken without a player. A "
+        "client that is this player (its hello presented them) may take the seat back with "
+        "a plain `join` of it, from any device",
     )
 
 

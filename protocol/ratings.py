@@ -23,7 +23,8 @@ class _Model(BaseModel):
 class LeaderboardEntry(_Model):
     """A player's place on a leaderboard."""
 
-    rank: int = Field(ge=1, description="1 = the highest rating (ties by player id)")
+    rank: int | None = Field(ge=1, description="1 = the highest rating (ties by player id); "
+                             "null only in `me` for a player not on the board yet")
     player: str = Field(description="the player's id (null name: a private profile)")
     name: str | None = Field(description="display name; null for a private profile or none")
     private: bool = Field(description="the profile is private (no link to it)")
@@ -42,8 +43,10 @@ class Leaderboard(_Model):
     around: list[LeaderboardEntry] | None = Field(
         description="with `around`: the player and up to 5 above and 5 below; null without "
         "it, or when the player is not on this board (too few games, or none)")
-    me: LeaderboardEntry | None = Field(description="with `around`: the player's own entry "
-                                        "when on the board")
+    me: LeaderboardEntry | None = Field(
+        description="with `around`: the player's own entry — with rank null when they have "
+        "a rating at this table kind but fewer than `min_games` games (not ranked yet); "
+        "null when they have no rating here")
 
 
 class Rating(_Model):

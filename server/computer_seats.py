@@ -37,7 +37,10 @@ game waits; the first connection to the room makes them due again: a takeover th
 full ``takeover_grace`` later (announced with its ``takeover_at``), a stand-in's move the
 bot delay later, and a turn clock that ran out meanwhile starts again from its full
 ``turn_seconds`` (a commit with no events). Computer seats play their own turns as ever, so
-a game stops at the next move a person must make.
+a game stops at the next move a person must make. Except in a rated game (docs/rules.md
+§9.3): there a player who left loses, so its deadlines say ``"rated": true`` and are never
+parked — the takeover comes after the grace and the stand-in plays the seat to the end,
+whoever is connected.
 """
 
 from __future__ import annotations
@@ -139,9 +142,9 @@ class ComputerSeats:
         room is still at the version the deadline was planned at."""
         seat = int(deadline.key)
         version = deadline.payload.get("version")
-        if deadline.payload.get("standin") and await self.sweeper.park_unless_present(
-            deadline, self.service.settings.bot_delay_seconds
-        ):
+        if (deadline.payload.get("standin") and not deadline.payload.get("rated")
+                and await self.sweeper.park_unless_present(
+                    deadline, self.service.settings.bot_delay_seconds)):
             return
 
         def change(room: Room, now: float) -> Change | NoChange:
@@ -176,7 +179,8 @@ class ComputerSeats:
         due = deadline.payload.get("due")
         limit = self.service.settings.turn_timeouts_before_standin
         restart = bool(deadline.payload.get("woken"))
-        if await self.sweeper.park_unless_present(deadline, 0.0):
+        if not deadline.payload.get("rated") and await self.sweeper.park_unless_present(
+                deadline, 0.0):
             return
 
         def change(room: Room, now: float) -> Change | NoChange:
@@ -227,6 +231,7 @@ class ComputerSeats:
         grace = deadline.payload.get("grace")
         if not isinstance(grace, int | float) or isinstance(grace, bool):
             grace = self.service.settings.takeover_grace_seconds
-        if await self.sweeper.park_unless_present(deadline, float(grace)):
+        if not deadline.payload.get("rated") and await self.sweeper.park_unless_present(
+                deadline, float(grace)):
             return
         await self.service.set_standin(deadline.room, seat, True, reason="away")

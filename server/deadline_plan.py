@@ -138,6 +138,7 @@ def plan(
     actor: int | None = None,
     restart: tuple[int, ...] = (),
     abandon_after: float | None = None,
+    rated: bool = False,
 ) -> Plan:
     """The deadlines to store and to clear with the commit of ``record``, and its clock.
 
@@ -154,6 +155,9 @@ def plan(
         restart: seats whose turn clock starts again now (as if they had acted).
         abandon_after: seconds of idleness after which a game in progress is abandoned
             (the ``abandon`` deadline a game's start sets), or None for none.
+        rated: the room is rated: its stand-ins' moves and turn clocks carry ``"rated":
+            true``, so they go on while nobody is at the table (docs/rules.md §9.3: a
+            rated game does not wait for a player who left it).
 
     Returns:
         A :class:`Plan`; everything empty for a change that leaves nothing timed.
@@ -192,6 +196,8 @@ def plan(
                 payload: dict[str, Any] = {"version": record.version}
                 if info.kind == "human":
                     payload["standin"] = True
+                    if rated:
+                        payload["rated"] = True
                 sets.append(
                     Deadline(record.id, COMPUTER_TURN, now + bot_delay, str(seat), payload)
                 )
@@ -211,6 +217,7 @@ def plan(
             or task_of(before, seat) != task_of(state, seat)
         ):
             due = now + float(turn_seconds)
-            sets.append(Deadline(record.id, TURN_CLOCK, due, str(seat), {"due": due}))
+            timed: dict[str, Any] = {"due": due, "rated": True} if rated else {"due": due}
+            sets.append(Deadline(record.id, TURN_CLOCK, due, str(seat), timed))
         clock[str(seat)] = due
     return Plan(tuple(sets), tuple(clear), clock)

@@ -153,6 +153,11 @@ def _resolve(requested: dict[str, Any] | None, settings: Settings,
             raise RoomSettingsError(
                 "rated_options", "a rated room plays the standard game to 121 without "
                 f"Muggins, Lowball or Back-up 10 (docs/rules.md §9.2); not {', '.join(off)}")
+        if req.get("hints") is True:
+            raise RoomSettingsError(
+                "rated_options", "a rated game is played without the computer's hints "
+                "(docs/rules.md §9.2); leave hints out or false")
+        out["hints"] = False
         if turn is None:
             turn = float(settings.rated_turn_seconds)
         low = float(settings.rated_turn_seconds_min)

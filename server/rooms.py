@@ -613,6 +613,7 @@ class RoomService:
             actor=change.actor,
             restart=change.restart,
             abandon_after=self.abandon_after,
+            rated=bool(chosen.get("rated")),
         )
         if planned.clock != new.clock:
             new = new.evolve(clock=planned.clock)
@@ -1206,15 +1207,21 @@ class RoomService:
     def takeover_deadline(self, record: RoomRecord, seat: int, now: float) -> Deadline | None:
         """The ``takeover`` deadline of a seat whose last connection closes now, or None
         when none is due: only a human seat of a game in progress that no computer stands
-        in for is taken over, the room's ``takeover_grace`` seconds from ``now``."""
+        in for is taken over, the room's ``takeover_grace`` seconds from ``now``. In a
+        rated room the deadline says ``"rated": true``: it is not parked while nobody is at
+        the table (docs/rules.md §9.3)."""
         if not 0 <= seat < len(record.seats):
             return None
         info = record.seats[seat]
         if (info.kind != "human" or info.standin or record.status != "playing"
                 or record.abandoned):
             return None
-        grace = float(self.room_settings(record)["takeover_grace"])
-        return Deadline(record.id, TAKEOVER, now + grace, str(seat), {"grace": grace})
+        chosen = self.room_settings(record)
+        grace = float(chosen["takeover_grace"])
+        payload: dict[str, Any] = {"grace": grace}
+        if chosen.get("rated"):
+            payload["rated"] = True  # a rated game does not wait for its people (§9.3)
+        return Deadline(record.id, TAKEOVER, now + grace, str(seat), payload)
 
     def takeovers(self, record: RoomRecord, now: float) -> dict[int, Deadline]:
         """:meth:`takeover_deadline` of every seat that has one."""

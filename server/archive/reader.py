@@ -15,7 +15,7 @@ from sqlalchemy import and_, or_, select
 from protocol import jsontext
 
 from ..database import Database
-from ..database.schema import game_deals, game_logs, game_seats, games, players
+from ..database.schema import game_deals, game_logs, game_seats, games, matches, players
 
 
 @dataclass(frozen=True)
@@ -29,12 +29,15 @@ class ArchivedGame:
         deals: its ``game_deals`` rows, by deal number.
         log: the room's log entries of the game, oldest first (``{"v", ...cause,
             "events"}``, events unredacted), or None when not asked for.
+        match: the ``matches`` row of the game's match (as of its latest archived game),
+            or None for a single game (best of 1).
     """
 
     game: dict[str, Any]
     seats: list[dict[str, Any]]
     deals: list[dict[str, Any]]
     log: list[dict[str, Any]] | None
+    match: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,12 @@ class ArchiveReader:
                 text = (await conn.execute(select(game_logs.c.entries).where(
                     game_logs.c.game_id == game_id))).scalar()
                 log = jsontext.loads(text) if text else []
-        return ArchivedGame(dict(row._mapping), seat_rows, deal_rows, log)
+            match = None
+            if row._mapping["match_id"] is not None:
+                found = (await conn.execute(select(matches).where(
+                    matches.c.id == row._mapping["match_id"]))).mappings().first()
+                match = dict(found) if found is not None else None
+        return ArchivedGame(dict(row._mapping), seat_rows, deal_rows, log, match)
 
     async def player_games(
         self, player_id: str, *, limit: int = 20, cursor: str | None = None

@@ -80,4 +80,20 @@ def replay_body(archived: ArchivedGame) -> dict[str, Any]:
                 for d in archived.deals
             ],
         },
+        "match": _match(archived),
+    }
+
+
+def _match(archived: ArchivedGame) -> dict[str, Any] | None:
+    """The game's match as the archive holds it (``ArchivedMatch``), or None (best of 1)."""
+    m = archived.match
+    if m is None:
+        return None
+    return {
+        "id": m["id"], "number": int(m["match_number"]), "best_of": int(m["best_of"]),
+        "game_in_match": int(archived.game["match_number"] or 0),
+        "table_kind": m["table_kind"], "rated": bool(m["rated"]),
+        "over": m["status"] == "over", "reason": m["reason"], "winner_side": m["winner_side"],
+        "wins": list(m["wins"]), "points": list(m["points"]), "spread": list(m["spread"]),
+        "forfeited": list(m["forfeited"]), "games_played": int(m["games_played"]),
     }

@@ -38,7 +38,7 @@ def _board(kind: str) -> Any:
     return and_(ratings.c.table_kind == kind, ratings.c.games >= MIN_GAMES)
 
 
-def _entry(row: Any, rank: int) -> dict[str, Any]:
+def _entry(row: Any, rank: int | None) -> dict[str, Any]:
     private = bool(row["private"])
     return {"rank": rank, "player": row["player_id"],
             "name": None if private else row["name"], "private": private,
@@ -75,14 +75,19 @@ async def top(db: Database, kind: str) -> list[dict[str, Any]]:
 
 async def around(db: Database, kind: str, player: str
                  ) -> tuple[dict[str, Any] | None, list[dict[str, Any]] | None]:
-    """``(the player's entry, the entries around it)``, or ``(None, None)`` when the player
-    is not on the board."""
+    """``(the player's entry, the entries around it)``. A player with a rating at the kind
+    who is not on the board yet (fewer than :data:`MIN_GAMES` games) gets ``(their entry
+    with rank None, None)``, so a newcomer finds their rating on the leaderboard page; a
+    player with no rating there, ``(None, None)``."""
     async with db.connect() as conn:
         mine = (await conn.execute(_select(and_(_board(kind),
                                                 ratings.c.player_id == player), (), 1)
                                    )).mappings().first()
         if mine is None:
-            return None, None
+            off = (await conn.execute(_select(and_(ratings.c.table_kind == kind,
+                                                   ratings.c.player_id == player), (), 1)
+                                      )).mappings().first()
+            return (_entry(off, None) if off is not None else None), None
         d = int(mine["display"])
         rank = await _rank(conn, kind, d, player)
         board = _board(kind)

@@ -12,9 +12,12 @@ from typing import Any
 import httpx
 import pytest
 from crib_wire import ThreadServer, play_seat
+from sqlalchemy import func, select
 
 from protocol.client import Client
+from protocol.http import ArchivedGameBody
 from protocol.ratings import Leaderboard, PlayerRatings
+from server.database.schema import rating_board_counts, ratings
 from server.ratings import board, counts
 from server.ratings import http as ratings_http
 from server.settings import Settings
@@ -22,9 +25,6 @@ from server.settings import Settings
 
 @pytest.mark.parametrize("database", ["postgresql"], indirect=True)
 async def test_two_newcomers_play_a_rated_best_of_three(database, monkeypatch) -> None:
-    # One match is enough to be on a board here (the board's minimum is a constant, 10).
-    for module in (board, counts, ratings_http):
-        monkeypatch.setattr(module, "MIN_GAMES", 1)
     # The scripted seats play at machine speed, over 20 actions a second: past the frame
     # budget a connection has for a person (frame_rate), which is not what is tested here.
     server = ThreadServer(Settings(database_url=database.url, bot_delay_seconds=0.0,
@@ -88,12 +88,38 @@ async def test_two_newcomers_play_a_rated_best_of_three(database, monkeypatch) -
                 assert rating.provisional
                 assert len(found[who["id"]].history) == 1
             up, down = found[winner["id"]], found[loser["id"]]
+            # The archive keeps the match with its games.
+            decider = ArchivedGameBody.model_validate(
+                (await http.get(f"/api/games/{up.history[0].game}")).json())
+            assert decider.match is not None and decider.match.over
+            assert decider.match.id == up.history[0].source_id
+            assert decider.match.game_in_match == decider.match.games_played == len(
+                match["games"])
+            assert decider.match.wins == match["wins"] and decider.match.best_of == 3
+            assert decider.match.points == match["points"]
             assert up.ratings[0].wins == 1 and down.ratings[0].wins == 0
             assert up.history[0].after > up.history[0].before
             assert down.history[0].after < down.history[0].before
             assert up.ratings[0].rating > down.ratings[0].rating
 
-            # Both are on the leaderboard of two players, the winner first.
+            # On the leaderboard of two players: each finds their own new rating there, not
+            # ranked yet (1 match of the 10 the board needs) ...
+            for who, rating in ((winner, up), (loser, down)):
+                mine = Leaderboard.model_validate((await http.get(
+                    "/api/leaderboards/2", params={"around": who["id"]})).json())
+                assert mine.top == [] and mine.around is None and mine.min_games == 10
+                assert mine.me is not None and mine.me.rank is None
+                assert (mine.me.player, mine.me.rating, mine.me.games) == (
+                    who["id"], rating.ratings[0].rating, 1)
+            # ... and ranked, the winner first, where one match is enough for the board.
+            for module in (board, counts, ratings_http):
+                monkeypatch.setattr(module, "MIN_GAMES", 1)
+            async with database.begin() as conn:  # the counts as they would be at 1
+                await conn.execute(rating_board_counts.delete())
+                await conn.execute(rating_board_counts.insert().from_select(
+                    ["table_kind", "display", "players"],
+                    select(ratings.c.table_kind, ratings.c.display, func.count())
+                    .group_by(ratings.c.table_kind, ratings.c.display)))
             places = Leaderboard.model_validate(
                 (await http.get("/api/leaderboards/2", params={"around": loser["id"]})).json())
             assert [e.player for e in places.top] == [winner["id"], loser["id"]]

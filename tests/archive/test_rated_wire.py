@@ -175,6 +175,46 @@ async def test_an_abandoned_game_of_a_match_forfeits_the_match(server, payloads)
         await b.close()
 
 
+async def test_leaving_a_rated_game_against_the_computer_is_a_loss(server, payloads) -> None:
+    # Nobody is connected once the player has gone: an unrated table would wait for its
+    # people; a rated one plays the seat to the end, and the player has lost.
+    anna = await new_player(server, "Anna")
+    async with httpx.AsyncClient() as http:
+        made = (await http.post(f"{server.http}/api/rooms", json={
+            "options": {"players": 2}, "computers": {"1": "standard"},
+            "room": {"rated": True, "takeover_grace": 0.3}})).json()
+    room = made["room"]
+    a = await Client.connect(server.ws, name="Anna", player=anna)
+    try:
+        await a.join(room, 0)
+        await a.wait_until(lambda c: c.status == "playing")
+        await a.abort()
+        for _ in range(400):
+            found = await summary(server, room)
+            if found["status"] == "game_over":
+                break
+            await asyncio.sleep(0.05)
+        assert found["status"] == "game_over", found
+        assert found["seats"][0]["abandoned"] is True
+        for _ in range(100):
+            if payloads:
+                break
+            await asyncio.sleep(0.05)
+        [payload] = payloads
+        assert payload["status"] == "finished"
+        assert [s["abandoned"] for s in payload["seats"]] == [True, False]
+        async with httpx.AsyncClient() as http:
+            for _ in range(100):
+                mine = (await http.get(f"{server.http}/api/players/{anna['id']}/ratings")).json()
+                if mine["ratings"]:
+                    break
+                await asyncio.sleep(0.05)
+        assert mine["abandoned"] == 1 and mine["ratings"][0]["wins"] == 0
+        assert mine["history"][0]["abandoned"] is True and mine["history"][0]["rank"] == 2
+    finally:
+        await a.close()
+
+
 async def test_a_player_whose_clock_runs_out_too_often_abandons_the_game(tmp_path) -> None:
     fast = ThreadServer(Settings(
         bot_delay_seconds=0.0, sweep_interval_seconds=0.05, turn_timeouts_before_standin=1,

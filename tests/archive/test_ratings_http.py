@@ -77,7 +77,8 @@ async def test_the_leaderboard_and_a_player_s_ratings(database) -> None:
             assert near.me.rank == next(e.rank for e in board.top if e.player == people[3])
             off = Leaderboard.model_validate(
                 (await client.get("/api/leaderboards/2", params={"around": short})).json())
-            assert off.me is None and off.around is None
+            assert off.around is None and off.me is not None and off.me.rank is None
+            assert (off.me.player, off.me.games) == (short, MIN_GAMES - 1)
             empty = Leaderboard.model_validate(
                 (await client.get("/api/leaderboards/3", params={"around": people[0]})).json())
             assert empty.top == [] and empty.around is None and empty.me is None

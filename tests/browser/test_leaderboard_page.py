@@ -63,6 +63,10 @@ def _rate(db: Path, me: str) -> list[str]:
                          (pid, mu, sigma, display(mu, sigma), now))
         # on the board (MIN_GAMES, 10) and still provisional (12)
         conn.execute("UPDATE ratings SET games = 11 WHERE player_id = ?", (me,))
+        # and one game at 3: a rating, not on that board yet
+        conn.execute("INSERT INTO ratings (player_id, table_kind, mu, sigma, display, "
+                     "games, wins, updated_at) VALUES (?, '3', 27, 7, ?, 1, 1, ?)",
+                     (me, display(27, 7), now))
         # the boards' counts per shown number, as the rating update keeps them
         conn.execute("DELETE FROM rating_board_counts")
         conn.execute("INSERT INTO rating_board_counts (table_kind, display, players) "
@@ -119,7 +123,8 @@ def test_the_leaderboard_and_the_ratings_on_a_profile(
         axe(page, axe_source, f"/leaderboard in {lang}")
         page.click("button[data-kind='3']")
         page.wait_for_selector("#board-empty")
-        assert page.locator("#board-off").count() == 1
+        assert page.locator("#board-off").count() == 1  # my rating there, not ranked yet
+        assert words["board.yours_off"].split("{")[0] in page.text_content("#board-off")
         assert "kind=3" in page.url
         page.goto(f"{board_server.url}/p/{me}")
         page.wait_for_selector("#ratings tbody tr[data-kind='2']")

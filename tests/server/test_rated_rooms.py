@@ -23,6 +23,7 @@ REFUSED = [
     ({}, {"turn_seconds": 121}, "rated_turn_clock"),
     ({}, {"match": 2}, "bad_options"),
     ({}, {"match": 9}, "bad_options"),
+    ({}, {"hints": True}, "rated_options"),  # no computer's help in a rated game
 ]
 
 
@@ -47,6 +48,7 @@ async def test_a_rated_room_is_the_standard_game_with_a_turn_clock(server) -> No
         assert made["room_settings"]["rated"] is True
         assert made["room_settings"]["turn_seconds"] == 60.0
         assert made["room_settings"]["match"] == 1
+        assert made["room_settings"]["hints"] is False
         summary = (await http.get(f"{server.http}/api/rooms/{made['room']}")).json()
         assert summary["room_settings"] == made["room_settings"]
         for turn in (30, 120):
@@ -65,7 +67,7 @@ async def test_a_rated_room_is_the_standard_game_with_a_turn_clock(server) -> No
         made = await c.create_room({"players": 2}, computers={"1": "easy"},
                                    room={"rated": True, "match": 7, "turn_seconds": 45})
         assert made["room_settings"] == {
-            "hints": True, "answer_window": 15.0, "takeover_grace": 60.0,
+            "hints": False, "answer_window": 15.0, "takeover_grace": 60.0,
             "turn_seconds": 45.0, "match": 7, "rated": True}
         assert made["computers"] == {"1": "easy"}  # computer seats are allowed
     finally:

@@ -108,7 +108,8 @@ export interface GameOptionsModel {
 /**
  * Room-level settings chosen at creation (shown back as ``room_settings``).
  *
- * ``hints``: seated humans may ask for the ``standard`` player's suggestion (default true).
+ * ``hints``: seated humans may ask for the ``standard`` player's suggestion (default true;
+ * never in a rated room).
  * ``answer_window``: seconds opponents have to answer a Muggins announcement (default: the
  * server's, 15). ``takeover_grace``: seconds a human seat may stay disconnected before a
  * ``standard`` computer plays it until its owner comes back (default 60).
@@ -120,7 +121,10 @@ export interface GameOptionsModel {
  * (docs/protocol.md, "Rated rooms").
  */
 export interface RoomSettingsModel {
-  hints?: boolean;
+  /**
+   * default true; a rated room has none (false; true there is `rated_options`)
+   */
+  hints?: boolean | null;
   answer_window?: number | null;
   takeover_grace?: number | null;
   turn_seconds?: number | null;
@@ -409,6 +413,10 @@ export interface SeatInfo {
    * a rated room's seat a computer stood in for during this game (its player was away past the takeover grace, or let the turn clock run out too often): the game counts as that player's loss even after they come back; false again when the next game starts
    */
   abandoned?: boolean;
+  /**
+   * the public id of the player who took this human seat (their profile, /p/<id>), or null: an open or computer seat, or one taken without a player. A client that is this player (its hello presented them) may take the seat back with a plain `join` of it, from any device
+   */
+  player?: string | null;
 }
 /**
  * What one seat (or a spectator) may see: ``engine.view(state, seat)``.

@@ -85,7 +85,7 @@ export function startPage(root) {
     // A rated game is the standard game to 121 with the turn clock on (60 s unless chosen).
     const body = rated() ? {
       options: { players, partnerships, target: 121, muggins: false, lowball: false, backup10: false },
-      room: { hints: state.hints, turn_seconds: Number(state.turnSeconds) || 60, rated: true, match: Number(state.match) },
+      room: { hints: false, turn_seconds: Number(state.turnSeconds) || 60, rated: true, match: Number(state.match) },
       computers,
     } : {
       options: {
@@ -196,7 +196,8 @@ export function startPage(root) {
               rated() ? t("start.rated_standard") : null),
             check("backup10", t("variant.backup10"), t("start.backup10_help"), "backup10",
               rated() ? t("start.rated_standard") : null),
-            check("hints", t("start.hints"), t("start.hints_help"))),
+            check("hints", t("start.hints"), t("start.hints_help"), null,
+              rated() ? t("start.rated_no_hints") : null)),
           h("p", { class: "note" }, h("a", { href: "/rules/standard" }, t("start.rules_standard")))),
         canRate() ? h("fieldset", {},
           h("legend", {}, t("start.rated_legend")),

@@ -77,6 +77,8 @@ export function leaderboardPage(root, { topBar, render }) {
         b.around ? h("section", { class: "panel board-around", "aria-labelledby": "around-h" },
           h("h2", { id: "around-h" }, t("board.around")),
           boardTable("board-around", t("board.around_caption", { rank: b.me.rank }), b.around, me))
+          : b.me ? h("p", { class: "board-off", id: "board-off" },
+            t("board.yours_off", { rating: formatNumber(b.me.rating), games: formatNumber(b.me.games), n: b.min_games }))
           : (me ? h("p", { class: "muted board-off", id: "board-off" }, t("board.not_on", { n: b.min_games })) : null),
         h("section", { class: "panel board-top", "aria-labelledby": "top-h" },
           h("h2", { id: "top-h" }, t("board.top")),

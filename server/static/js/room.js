@@ -79,6 +79,7 @@ export function roomPage(root, roomId) {
   let lobbyTimer = null;
   let tickTimer = null;
   let lastJoin = { seat: null, seatToken: null };
+  let resumedOwnSeat = false; // the lobby took this player's own seat back once
   let playersReplaced = 0;
 
   // ---------------------------------------------------------------- connection ---------
@@ -312,6 +313,16 @@ export function roomPage(root, roomId) {
         stopLobbyPolling();
       } else if (res.ok) {
         state.summary = await res.json();
+        // This browser's player sits here (another tab or device took the seat, or the
+        // seat token was lost): take the seat back — a player's join needs no token.
+        const me = loadPlayer();
+        const mine = me && state.mode === "lobby" && !resumedOwnSeat
+          ? state.summary.seats.find((s) => s.kind === "human" && s.player === me.id) : null;
+        if (mine) {
+          resumedOwnSeat = true;
+          connect(mine.seat, null);
+          return;
+        }
       }
     } catch {
       /* keep the last summary; the next poll retries */
