@@ -31,8 +31,9 @@ import time
 from collections import Counter
 from typing import Any
 
+from .. import frames
 from ..store.base import RoomRecord, StoreError
-from .entry import FILTERS, concerns, entry_of, ordered, players_of, table_kind
+from .entry import FILTERS, concerns, entry_of, matches, ordered, players_of, table_kind
 from .index import LobbyIndex
 
 log = logging.getLogger(__name__)
@@ -207,8 +208,7 @@ class Lobby:
                 if getattr(session, "player", None) is not None:
                     self._by_player[session.player] += 1
             self._followers[session] = filters
-            session.send({"type": "lobby",
-                          "tables": ordered(list((self._entries or {}).values()), filters)})
+            session.send(frames.lobby(ordered(list((self._entries or {}).values()), filters)))
         if self._poller is None or self._poller.done():
             self._poller = asyncio.create_task(self._poll(), name="lobby-poller")
 
@@ -273,12 +273,9 @@ class Lobby:
         if not (added or changed or removed):
             return
         for session, filters in list(self._followers.items()):
-            frame = {
-                "type": "lobby_update",
-                "added": ordered(added, filters),
-                "changed": ordered(changed, filters),
-                "removed": [r for r in removed if _passes(old[r], filters)],
-            }
+            frame = frames.lobby_update(
+                ordered(added, filters), ordered(changed, filters),
+                [r for r in removed if matches(old[r], filters)])
             if frame["added"] or frame["changed"] or frame["removed"]:
                 session.send(frame)
 
@@ -291,9 +288,3 @@ class Lobby:
                 await self._poller
         await self.drain()
         await self.index.close()
-
-
-def _passes(entry: dict[str, Any], filters: dict[str, Any]) -> bool:
-    from .entry import matches
-
-    return matches(entry, filters)
