@@ -35,6 +35,9 @@ async def test_followers_per_address_and_per_player(server) -> None:
             await three.lobby_subscribe()
         assert refused.value.code == "too_many_lobby_subscriptions"
         assert three.lobby is None  # nothing changed: no lobby frame came
+        metrics = httpx.get(f"{server.http}/metrics").text
+        assert "\ncribbage_lobby_followers 2.0\n" in metrics
+        assert 'cribbage_limited_total{code="too_many_lobby_subscriptions"} 1.0' in metrics
         # One stops following (or closes): the third may.
         await one.lobby_unsubscribe()
         await one.ping()
