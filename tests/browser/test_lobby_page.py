@@ -43,11 +43,12 @@ def test_a_public_table_from_the_lobby(live_server: Any, new_page: Any, axe_sour
     room = host.url.rstrip("/").split("/r/")[1]
 
     # The Dane sees the table arrive, with Ann at seat 1 and seat 2 free.
-    entry = dane.wait_for_selector(f"li.lobby-table[data-room='{room}']")
+    # (made with both seats free, then Ann sat: wait for the entry with her)
+    entry = dane.wait_for_selector(f"li.lobby-table[data-room='{room}']:has-text('Ann')")
     text = entry.inner_text()
     assert "Ann" in text and "1 ledig plads" in text and "Dansk" in text
     assert "2 spillere" in text and "til 121" in text
-    swede.wait_for_selector(f"li.lobby-table[data-room='{room}']")
+    swede.wait_for_selector(f"li.lobby-table[data-room='{room}']:has-text('Ann')")
     assert "1 ledig plats" in swede.inner_text(f"li.lobby-table[data-room='{room}']")
     axe(dane, axe_source, "the lobby with a table in Danish")
     axe(swede, axe_source, "the lobby with a table in Swedish")
@@ -82,6 +83,15 @@ def test_a_private_table_is_not_listed(live_server: Any, new_page: Any) -> None:
     host.wait_for_url("**/r/**")
     host.wait_for_selector("#table[data-conn=open]")
     assert host.request.get(base + "/api/lobby").json() == {"tables": []}
-    # Still empty after the lobby's next polls (a public table shows within a second).
-    watcher.wait_for_timeout(1500)
-    assert watcher.query_selector("li.lobby-table") is None
+    # A public table made after it comes to the open page; the private one never does.
+    other = new_page()
+    other.goto(base + "/")
+    other.fill("#your-name", "Bo")
+    other.check("input[name=public]")
+    other.click("button[type=submit]")
+    other.wait_for_url("**/r/**")
+    public = other.url.rstrip("/").split("/r/")[1]
+    watcher.wait_for_selector(f"li.lobby-table[data-room='{public}']")
+    private = host.url.rstrip("/").split("/r/")[1]
+    assert [e.get_attribute("data-room") for e in watcher.query_selector_all("li.lobby-table")
+            ] == [public] != [private]

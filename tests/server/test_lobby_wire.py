@@ -162,13 +162,12 @@ async def test_lobby_in_memory_with_ratings(tmp_path: Path) -> None:
                            lambda f: f["type"] == "welcome")
         other = await dane.create_room({"players": 2}, room={"public": True})
         assert other["room_settings"]["language"] == "da"
-        end = asyncio.get_running_loop().time() + WAIT
-        while other["room"] not in {t["room"] for t in lobby_of(server)}:
-            assert asyncio.get_running_loop().time() < end
-            await asyncio.sleep(0.1)
-        # The host follows with players=4: the 2-player table is not sent to it.
-        await asyncio.sleep(1.2)  # more than two polls of the lobby
+        # The host follows with players=4: the 2-player table is not sent to it. A 4-player
+        # table made after it is, and the poll that brings it has read both.
+        later = await dane.create_room({"players": 4}, room={"public": True})
+        await settle(host, lambda lobby: later["room"] in lobby)
         assert other["room"] not in host.lobby
+        assert {t["room"] for t in lobby_of(server)} == {room, other["room"], later["room"]}
         assert not [f for f in watcher.frames[seen:] if f["type"].startswith("lobby")]
         for c in made:
             assert not c.problems, c.problems
