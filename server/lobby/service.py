@@ -155,11 +155,13 @@ class Lobby:
         entries = await self.verify(entries or [])
         return ordered(entries, filters)
 
-    async def verify(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def verify(self, entries: list[dict[str, Any]], keep_moved: bool = False
+                     ) -> list[dict[str, Any]]:
         """The entries whose rooms are still at the entry's version (one read of every
-        listed room's version); an entry whose room moved on (an index write lost, or
-        still on its way) or is gone is written again from the room's record (or removed)
-        and left out of the answer.
+        listed room's version). An entry whose room moved on (an index write lost, or still
+        on its way) is written again from the room's record and left out of the answer
+        (with ``keep_moved``, kept: the poller then sends the rewrite as a change, rather
+        than a removal and an addition); one whose room is gone is removed.
 
         Raises:
             StoreUnavailable: the store cannot be reached."""
@@ -175,6 +177,8 @@ class Lobby:
                 record, _ = await self.service.store.load(entry["room"])
                 if record is not None:
                     await self.write(record)
+                    if keep_moved:
+                        kept.append(entry)
                 else:
                     await self.index.put(entry["room"], entry["version"] + 1, None,
                                          time.time() + 60.0)
@@ -262,7 +266,7 @@ class Lobby:
         if now - self._verified >= VERIFY_SECONDS:
             self._verified = now
             with contextlib.suppress(StoreError):
-                entries = await self.verify(entries)
+                entries = await self.verify(entries, keep_moved=True)
         fresh = {e["room"]: e for e in entries}
         old, self._entries, self._version = self._entries, fresh, version
         if old is None:

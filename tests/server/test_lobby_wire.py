@@ -9,7 +9,8 @@ tables and the lobby").
 * One process in memory (no Redis): the same, and a seated player's rating at the table's
   kind, read from the ratings table.
 * The index on its own: writes of one room made out of order keep the newest version;
-  entries expire with their rooms; an entry whose room moved on is put right when read.
+  entries expire with their rooms; an entry whose room moved on is put right when read (by
+  a process with followers, and by ``GET /api/lobby``).
 """
 
 from __future__ import annotations
@@ -212,7 +213,8 @@ async def test_index_orders_writes_and_expires(index: Any) -> None:
 async def test_a_stale_entry_is_put_right_when_read(make_server: Any, redis_prefix: str
                                                     ) -> None:
     """An index write lost (a process died between the commit and it): the entry still
-    shows the room as it was; reading the lobby checks it against the room and mends it."""
+    shows the room as it was; a process with followers checks what it lists against the
+    rooms and mends it (its followers get the change), and so does an HTTP read."""
     server = make_server(redis=True)
     host = await Client.connect(server.ws, name="Ann")
     check = aioredis.Redis.from_url(REDIS_URL, decode_responses=True)
@@ -230,8 +232,24 @@ async def test_a_stale_entry_is_put_right_when_read(make_server: Any, redis_pref
         # (the entry and the version seen are written together: both are as at version 0)
         await check.hset(f"{redis_prefix}lobby:{{lobby}}:tables", room, json.dumps(stale))
         await check.hset(f"{redis_prefix}lobby:{{lobby}}:seen", room, 0)
-        # The reader finds version 0 listed while the room is at 1: it is left out of the
-        # answer and written again from the room's record.
+        await check.incr(f"{redis_prefix}lobby:{{lobby}}:v")
+        # A follower's process checks what it lists: the stale entry first, then the
+        # entry as the room's record gives it, as a change.
+        follower = await Client.connect(server.ws, name="Follower")
+        try:
+            first = await follower.lobby_subscribe()
+            assert [t["version"] for t in first["tables"]] == [0]
+            await settle(follower, lambda lobby: lobby[room]["version"] == 1)
+            assert follower.lobby[room]["seats"][0]["name"] == "Ann"
+            changes = [f for f in follower.frames if f["type"] == "lobby_update"]
+            assert [([t["room"] for t in f["changed"]], f["removed"]) for f in changes] == [
+                ([room], [])]
+        finally:
+            await follower.close()
+        # Again, for an HTTP reader: it finds version 0 listed while the room is at 1, leaves
+        # it out of the answer and writes it again from the room's record.
+        await check.hset(f"{redis_prefix}lobby:{{lobby}}:tables", room, json.dumps(stale))
+        await check.hset(f"{redis_prefix}lobby:{{lobby}}:seen", room, 0)
         assert lobby_of(server) == []
         mended = lobby_of(server)
         assert [(t["version"], t["seats"][0]["name"]) for t in mended] == [(1, "Ann")]
