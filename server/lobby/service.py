@@ -194,17 +194,9 @@ class Lobby:
                 connections as allowed (nothing changed).
             StoreUnavailable: the index cannot be read (nothing changed)."""
         filters = {k: filters.get(k) for k in FILTERS}
-        if session not in self._followers:
-            address, player = session.address, getattr(session, "player", None)
-            cap = self.settings.max_lobby_subscriptions_per_address
-            if cap and self._by_address[address] >= cap:
-                raise LobbyLimit("too_many_lobby_subscriptions", "this address follows the "
-                                 f"lobby on {cap} connections already")
-            cap = self.settings.max_lobby_subscriptions_per_player
-            if player is not None and cap and self._by_player[player] >= cap:
-                raise LobbyLimit("too_many_player_lobby_subscriptions", "this player follows "
-                                 f"the lobby on {cap} connections already")
-        async with self._lock:
+        async with self._lock:  # (the counts are checked and taken in one step)
+            if session not in self._followers:
+                self._check_limits(session)
             if self._entries is None:
                 await self._poll_once()
             if session not in self._followers:
@@ -215,6 +207,18 @@ class Lobby:
             session.send(frames.lobby(ordered(list((self._entries or {}).values()), filters)))
         if self._poller is None or self._poller.done():
             self._poller = asyncio.create_task(self._poll(), name="lobby-poller")
+
+    def _check_limits(self, session: Any) -> None:
+        """Raise :class:`LobbyLimit` when ``session`` may not follow one more."""
+        address, player = session.address, getattr(session, "player", None)
+        cap = self.settings.max_lobby_subscriptions_per_address
+        if cap and self._by_address[address] >= cap:
+            raise LobbyLimit("too_many_lobby_subscriptions", "this address follows the "
+                             f"lobby on {cap} connections already")
+        cap = self.settings.max_lobby_subscriptions_per_player
+        if player is not None and cap and self._by_player[player] >= cap:
+            raise LobbyLimit("too_many_player_lobby_subscriptions", "this player follows "
+                             f"the lobby on {cap} connections already")
 
     def unsubscribe(self, session: Any) -> None:
         """Stop ``session`` following (nothing when it does not)."""
