@@ -4,6 +4,8 @@ settings) refused with a stable code and nothing changed."""
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 from crib_wire import ThreadServer
@@ -62,6 +64,21 @@ async def test_followers_per_address_and_per_player(server) -> None:
         await second.lobby_subscribe()
         for c in made:
             assert not c.problems, c.problems
+    finally:
+        for c in made:
+            await c.close()
+
+
+async def test_concurrent_subscriptions_of_one_address(server) -> None:
+    """Five connections of one address ask at once; the cap is 2: two follow."""
+    made = [await Client.connect(server.ws, name=f"P{i}") for i in range(5)]
+    try:
+        answers = await asyncio.gather(*(c.lobby_subscribe() for c in made),
+                                       return_exceptions=True)
+        refused = [a for a in answers if isinstance(a, ClientError)]
+        assert len(refused) == 3 and {a.code for a in refused} == {
+            "too_many_lobby_subscriptions"}
+        assert sum(1 for c in made if c.lobby is not None) == 2
     finally:
         for c in made:
             await c.close()
