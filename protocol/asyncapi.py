@@ -121,6 +121,17 @@ REPLIES: dict[str, tuple[list[str], str]] = {
     "HistoryRequest": (["History", "Error"], "`history`; `error` `not_joined`."),
     "Leave": (["Left", "Error"], "`left`; `error` `not_joined`."),
     "Ping": (["Pong", "Error"], "`pong` with the same `nonce` (also before `hello`)."),
+    "LobbySubscribe": (
+        ["Lobby", "Error"],
+        "`lobby` (the public tables waiting for players that pass the filters), then "
+        "`lobby_update` frames unasked; `error` `too_many_lobby_subscriptions` or "
+        "`too_many_player_lobby_subscriptions` (a limit), or a store code.",
+    ),
+    "LobbyUnsubscribe": (
+        ["Error"],
+        "No answer frame of its own: the `lobby_update` frames stop (`error` only "
+        "`hello_required` before `hello`).",
+    ),
 }
 """Client message model -> (the server messages that answer it, how)."""
 
@@ -149,6 +160,12 @@ SENT: dict[str, str] = {
     "Pong": "Answers `ping`.",
     "Hint": "Answers `hint`.",
     "History": "Answers `history`.",
+    "Lobby": "Answers `lobby_subscribe`.",
+    "LobbyUpdate": (
+        "Unasked, to a connection that follows the lobby: the tables added, changed and "
+        "removed since the last `lobby` or `lobby_update` (about half a second of changes "
+        "in one frame)."
+    ),
 }
 """Server message model -> when it is sent."""
 

@@ -75,6 +75,10 @@ class Client:
         self.seats: list[dict[str, Any]] = []
         self.version = -1
         self.view: dict[str, Any] | None = None
+        self.lobby: dict[str, dict[str, Any]] | None = None
+        """The lobby as this connection follows it (``lobby_subscribe``): room id -> its
+        ``LobbyTable`` entry, kept up to date by ``lobby_update`` frames; None when not
+        following."""
         self.frames: list[dict[str, Any]] = []
         self.views: dict[int, dict[str, Any] | None] = {}
         self.problems: list[str] = []
@@ -291,6 +295,23 @@ class Client:
             timeout, retry,
         )
 
+    async def lobby_subscribe(self, timeout: float = 5.0, **filters: Any) -> dict[str, Any]:
+        """Follow the lobby (filters: ``players``, ``partnerships``, ``language``,
+        ``rated``); returns the ``lobby`` frame (then :attr:`lobby` follows the updates).
+
+        Raises:
+            ClientError: e.g. ``too_many_lobby_subscriptions``.
+        """
+        return await self.request(
+            {"type": "lobby_subscribe", **filters},
+            lambda f: f["type"] == "lobby"
+            or (f["type"] == "error" and f.get("ref") == "lobby_subscribe"), timeout)
+
+    async def lobby_unsubscribe(self) -> None:
+        """Stop following the lobby (:attr:`lobby` becomes None)."""
+        await self.send({"type": "lobby_unsubscribe"})
+        self.lobby = None
+
     async def ping(self, nonce: str | int | None = None, timeout: float = 5.0) -> dict[str, Any]:
         """Ping; returns the ``pong``."""
         return await self.request(
@@ -394,6 +415,13 @@ class Client:
         elif kind == "left":
             self.room = None
             self.seat = None
+        elif kind == "lobby":
+            self.lobby = {t["room"]: t for t in frame["tables"]}
+        elif kind == "lobby_update" and self.lobby is not None:
+            for t in frame["added"] + frame["changed"]:
+                self.lobby[t["room"]] = t
+            for room in frame["removed"]:
+                self.lobby.pop(room, None)
         for entry in list(self._waiters):
             until, fut = entry
             if fut.done():

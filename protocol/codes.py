@@ -256,6 +256,26 @@ SERVER_MEANINGS: dict[str, str] = {
         "HTTP only (POST /api/players/link, 429 with Retry-After): this client address "
         "entered more wrong codes than code_tries_per_hour allows; the code was not tried"
     ),
+    "too_many_lobby_subscriptions": (
+        "lobby_subscribe from a connection of a client address that already has "
+        "max_lobby_subscriptions_per_address connections following the lobby on this "
+        "server process (20 by default); nothing changed: stop following it on another "
+        "connection (lobby_unsubscribe, or close it) and ask again"
+    ),
+    "too_many_player_lobby_subscriptions": (
+        "lobby_subscribe from a connection of a player (hello.player) that already has "
+        "max_lobby_subscriptions_per_player connections following the lobby on this server "
+        "process (5 by default); nothing changed"
+    ),
+    "too_many_lobby_reads": (
+        "HTTP only (GET /api/lobby, 429 with Retry-After): this client address read the "
+        "lobby more often than lobby_reads_per_minute allows; nothing was read; wait "
+        "retry_after seconds (or follow it over the WebSocket: lobby_subscribe)"
+    ),
+    "bad_lobby_filter": (
+        "HTTP only (400, GET /api/lobby): a filter that is not one of players=2|3|4, "
+        "partnerships=true|false, language=en|da|sv, rated=true|false; nothing was read"
+    ),
     **PASSKEY_MEANINGS,
 }
 """Codes the server itself sends (room service, sessions, HTTP)."""
@@ -282,7 +302,8 @@ ERROR_CODES: tuple[str, ...] = (
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
     "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
     "request_id_reused", "bad_player", "database_unavailable", "player_required",
-    "rated_options", "rated_turn_clock",
+    "rated_options", "rated_turn_clock", "too_many_lobby_subscriptions",
+    "too_many_player_lobby_subscriptions",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -304,6 +325,7 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "player_not_found", "player_deleted", "profile_private", "bad_page_request",
     "too_many_history_reads", "rated_options", "rated_turn_clock",
     "too_many_leaderboard_reads", "bad_table_kind", "bad_around_player",
+    "too_many_lobby_reads", "bad_lobby_filter",
     *PASSKEY_MEANINGS,
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a

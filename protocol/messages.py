@@ -151,6 +151,10 @@ DisplayName = Annotated[str, Field(min_length=1, max_length=32), AfterValidator(
 visible, no control or format characters (a client gets ``bad_name`` otherwise)."""
 
 
+Language = Literal["en", "da", "sv"]
+"""A table's language (room setting ``language``): English, Danish or Swedish."""
+
+
 class HelloPlayer(_Model):
     """A player's credential, as ``hello`` presents it (``POST /api/players`` made it)."""
 
@@ -179,6 +183,9 @@ class Hello(_Model):
         "\"Players\"); a wrong one is error bad_player and the connection may say hello "
         "again",
     )
+    language: Language | None = Field(
+        default=None, description="the language the client shows (en, da or sv): the "
+        "default `room.language` of the rooms this connection creates")
 
 
 Level = Literal["easy", "standard"]
@@ -222,6 +229,14 @@ class RoomSettingsModel(_Model):
         description="a rated room (default false): `rated_options` unless the options are "
         "the standard game to 121 without Muggins, Lowball or Back-up 10; `rated_turn_clock` "
         "unless turn_seconds is 30 to 120 (default 60)")
+    public: bool | None = Field(
+        default=None, strict=True,
+        description="a public table (default false: private, reached by its share link "
+        "only): listed in the lobby while it waits for players (docs/protocol.md, "
+        "\"Public tables and the lobby\")")
+    language: Language | None = Field(
+        default=None, description="the table's language, shown in the lobby (default: the "
+        "creator's hello.language over the WebSocket, else en)")
 
 
 def _players_are(players: list[int]) -> dict[str, Any]:
@@ -366,6 +381,27 @@ class Leave(_Model):
     type: Literal["leave"]
 
 
+class LobbySubscribe(_Model):
+    """Follow the lobby: the public tables waiting for players. Answered by ``lobby`` (the
+    list), then ``lobby_update`` frames as tables come, change and go, until
+    ``lobby_unsubscribe`` or the connection ends. Allowed after ``hello`` whether or not the
+    connection is at a table. Sending it again replaces the filters (a new ``lobby``
+    answers). The filters keep only the tables that match every one given."""
+
+    type: Literal["lobby_subscribe"]
+    players: Literal[2, 3, 4] | None = Field(default=None, description="tables of this many")
+    partnerships: bool | None = Field(default=None, description="four in partnerships or not")
+    language: Language | None = Field(default=None, description="tables of this language")
+    rated: bool | None = Field(default=None, description="rated tables, or unrated ones")
+
+
+class LobbyUnsubscribe(_Model):
+    """Stop following the lobby (no answer; no more lobby frames). Nothing to stop is no
+    error."""
+
+    type: Literal["lobby_unsubscribe"]
+
+
 class Ping(_Model):
     """Liveness check; answered by ``pong`` with the same nonce."""
 
@@ -375,7 +411,7 @@ class Ping(_Model):
 
 ClientMessage = Annotated[
     Hello | CreateRoom | Join | Act | Resync | Leave | Ping | SetComputer | HintRequest
-    | HistoryRequest,
+    | HistoryRequest | LobbySubscribe | LobbyUnsubscribe,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -435,6 +471,9 @@ class RoomSettings(_Model):
     turn_seconds: float | None
     match: Literal[1, 3, 5, 7] = Field(default=1, description="best of this many games")
     rated: bool = Field(default=False, description="the room's games are rated")
+    public: bool = Field(default=False, description="listed in the lobby while it waits "
+                         "for players (false: private, by its share link only)")
+    language: Language = Field(default="en", description="the table's language")
 
 
 class Welcome(_Model):
@@ -599,6 +638,62 @@ class Hint(_Model):
     suggestion: Suggestion
 
 
+class LobbySeat(_Model):
+    """One seat of a lobby table: free, or who holds it.
+
+    ``player``: the player's public id for a seat taken by a player, else null;
+    ``rating``: that player's rating at the table's kind (the number shown on the
+    leaderboard) when they have one, else null; ``level``: a computer seat's level."""
+
+    seat: int
+    kind: Literal["open", "human", "computer"]
+    name: str | None
+    player: str | None = None
+    rating: int | None = None
+    level: Level | None = None
+
+
+class LobbyTable(_Model):
+    """A public table waiting for players, as the lobby lists it (``lobby``,
+    ``lobby_update``, ``GET /api/lobby``). Take a seat with the ordinary ``join``.
+
+    ``options``: the effective game options; ``rated``, ``match`` and ``language``: the
+    room settings that matter for choosing; ``seats_free``: how many seats are open;
+    ``version``: the room version the entry was made from; ``created``: Unix seconds."""
+
+    room: str
+    url: str = Field(description="the table's share link path, /r/<room>")
+    options: Options
+    rated: bool
+    match: Literal[1, 3, 5, 7]
+    language: Language
+    table_kind: Literal["2", "3", "4", "2x2"]
+    seats: list[LobbySeat]
+    seats_free: int = Field(ge=1)
+    version: int = Field(ge=0)
+    created: float
+
+
+class Lobby(_Model):
+    """Answer to ``lobby_subscribe``: every public table waiting for players that matches
+    the filters, newest first (at most 200)."""
+
+    type: Literal["lobby"]
+    tables: list[LobbyTable]
+
+
+class LobbyUpdate(_Model):
+    """What changed in the lobby since the last ``lobby`` or ``lobby_update`` (changes of
+    about half a second come in one frame): tables ``added``, tables ``changed`` (a seat
+    taken or freed: the whole entry again) and the room ids of tables ``removed`` (filled,
+    started, gone, or no longer matching)."""
+
+    type: Literal["lobby_update"]
+    added: list[LobbyTable] = Field(default_factory=list)
+    changed: list[LobbyTable] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+
+
 class Left(_Model):
     """Answer to ``leave``: this connection no longer follows ``room``."""
 
@@ -654,7 +749,7 @@ class History(_Model):
 
 ServerMessage = Annotated[
     Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong
-    | Hint | History,
+    | Hint | History | Lobby | LobbyUpdate,
     Field(discriminator="type"),
 ]
 """Any message the server may send."""
@@ -667,6 +762,6 @@ SERVER_ADAPTER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 
 CLIENT_TYPES = frozenset(
     ["hello", "create_room", "join", "act", "resync", "leave", "ping", "set_computer", "hint",
-     "history"]
+     "history", "lobby_subscribe", "lobby_unsubscribe"]
 )
 """The ``type`` values of client messages."""

@@ -9,7 +9,8 @@ Routes: ``POST /api/rooms``, ``GET /api/rooms/{room}``, ``GET /api/games/{game}`
 players' routes (:mod:`protocol.openapi_players`: ``/api/players``, ``/api/players/me...``,
 ``/api/players/link``), ``GET /api/players/{player}``, ``GET /api/players/{player}/games``,
 the ratings' routes (:mod:`protocol.ratings`: ``/api/leaderboards/{kind}``,
-``/api/players/{player}/ratings``), the passkey routes (:mod:`protocol.passkeys`:
+``/api/players/{player}/ratings``), ``GET /api/lobby`` (:mod:`protocol.lobby`), the passkey
+routes (:mod:`protocol.passkeys`:
 ``/api/players/me/passkeys...``, ``/api/passkeys/options``, ``/api/passkeys/signin``),
 ``GET /healthz``, ``GET /readyz``, ``GET /metrics`` and ``GET /openapi.json``. The
 WebSocket protocol on ``/ws`` is described by ``docs/asyncapi.json``
@@ -30,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import openapi_players, ratings
+from . import lobby, openapi_players, ratings
 from .codes import HttpErrorCode
 from .generated import write_or_check
 from .http import (
@@ -76,6 +77,7 @@ NAMED: dict[str, Any] = {
     **openapi_players.NAMED,
     **PASSKEY_NAMED,
     **ratings.NAMED,
+    **lobby.NAMED,
 }
 
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
@@ -145,6 +147,7 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
 """Error responses: name -> (status, description, the codes it may carry)."""
 ERRORS.update(openapi_players.ERRORS)
 ERRORS.update(ratings.ERRORS)
+ERRORS.update(lobby.ERRORS)
 
 EXAMPLE_OPTIONS = {"players": 2, "partnerships": False, "target": 121, "muggins": False,
                    "lowball": False, "backup10": False}
@@ -359,6 +362,7 @@ def build_document() -> dict[str, Any]:
             }
         },
         **ratings.paths(_json, _errors, _PLAYER),
+        **lobby.paths(_json, _errors),
         "/healthz": {
             "get": {
                 "operationId": "getHealth",

@@ -65,6 +65,10 @@ from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
 from .history.http import ROUTES as HISTORY_ROUTES
 from .limits import AddressLimits, client_address, http_protocol, retry_after_header
+from .lobby.http import ROUTES as LOBBY_ROUTES
+from .lobby.index import LobbyIndex, MemoryLobbyIndex
+from .lobby.redis_index import RedisLobbyIndex
+from .lobby.service import Lobby
 from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
@@ -123,6 +127,7 @@ class Services:
     archive: ArchiveReader | None = None
     players: PlayerStore | None = None
     passkeys: PasskeyStore | None = None
+    lobby: Lobby | None = None
 
 
 @dataclass(frozen=True)
@@ -177,9 +182,11 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     store: RoomStore
     broker: Broker
     budgets: Budgets | None = None
+    lobby_index: LobbyIndex
     if settings.redis_url and settings.redis_cluster:
         cluster = redis_cluster_client(settings)
         budgets = RedisBudgets(cluster, settings.key_prefix)
+        lobby_index = RedisLobbyIndex(cluster, settings.key_prefix)
         keys = ClusterKeys(settings.key_prefix, settings.redis_cluster_buckets)
         broker = ShardedRedisBroker(cluster, keys.channel, settings.redis_timeout_seconds)
         store = ClusterRedisStore(
@@ -190,6 +197,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     elif settings.redis_url:
         redis = redis_client(settings)
         budgets = RedisBudgets(redis, settings.key_prefix)
+        lobby_index = RedisLobbyIndex(redis, settings.key_prefix)
         broker = RedisBroker(redis, settings.key_prefix)
         store = RedisStore(
             redis, settings.key_prefix, settings.room_ttl_seconds, published=broker.published,
@@ -197,6 +205,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     else:
         broker = MemoryBroker()
         store = MemoryStore(broker, settings.room_ttl_seconds)
+        lobby_index = MemoryLobbyIndex()
     await broker.start()
     service = RoomService(
         store, settings, game_factory=config.game_factory, seed_factory=config.seed_factory,
@@ -220,6 +229,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.archive = ArchiveReader(database)
     services.players = PlayerStore(database)
     services.passkeys = PasskeyStore(database)
+    services.lobby = Lobby(lobby_index, service, settings, database)
+    service.commit_hooks.append(services.lobby.on_commit)
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
@@ -250,6 +261,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await services.upkeep.stop()
         await sweeper.stop()
         await services.archiver.stop()
+        await services.lobby.close()
         await database.close()
         await presence.close()
         await rooms.close()
@@ -341,6 +353,7 @@ async def _serve(
         services.limits,
         services.actions,
         players=services.players,
+        lobby=services.lobby,
     )
     services.metrics.connections += 1
     try:
@@ -565,6 +578,7 @@ ROUTES = [
     Route("/replay", index, methods=["GET"]),
     *HISTORY_ROUTES,
     *RATING_ROUTES,
+    *LOBBY_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
 ]
 

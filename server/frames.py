@@ -209,6 +209,18 @@ def left(room: str) -> dict[str, Any]:
     return {"type": "left", "room": room}
 
 
+def lobby(tables: list[dict[str, Any]]) -> dict[str, Any]:
+    """``lobby``: the answer to ``lobby_subscribe``, the listed tables (``server.lobby``)."""
+    return {"type": "lobby", "tables": tables}
+
+
+def lobby_update(added: list[dict[str, Any]], changed: list[dict[str, Any]],
+                 removed: list[str]) -> dict[str, Any]:
+    """``lobby_update``: the lobby's tables added, changed (whole entries) and removed (room
+    ids) since the follower's last lobby frame."""
+    return {"type": "lobby_update", "added": added, "changed": changed, "removed": removed}
+
+
 def history(
     room: str, game: int, first: int, versions: list[dict[str, Any]], more: bool,
     public: bool,

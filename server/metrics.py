@@ -14,7 +14,8 @@ Metrics (all prefixed ``cribbage_``): ``connections`` and ``rooms_followed`` (ga
 last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_total``;
 ``limited_total{code}`` (refusals and closes by the limits of docs/protocol.md "Limits");
 ``budgets_local_total`` (budget events counted per process during a Redis outage);
-``spectators`` (gauge);
+``spectators`` (gauge); ``lobby_followers`` (gauge) and ``lobby_writes_total``
+(``server.lobby``);
 ``actions_in_flight``, ``actions_waiting``, ``actions_queued_total`` and
 ``overload_refused_total{reason}`` (admission control, ``server.overload``);
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
@@ -188,6 +189,13 @@ class _Collector(Collector):
         yield GaugeMetricFamily("cribbage_spectators", "Connections of this process that "
                                 "watch a room without a seat",
                                 value=sum(getattr(s.presence, "watching", {}).values()))
+        lobby = getattr(s, "lobby", None)
+        yield GaugeMetricFamily("cribbage_lobby_followers", "Connections of this process "
+                                "that follow the lobby (lobby_subscribe)",
+                                value=lobby.followers if lobby is not None else 0)
+        yield CounterMetricFamily("cribbage_lobby_writes", "Lobby index writes this process "
+                                  "made after room changes (server.lobby)",
+                                  value=lobby.writes if lobby is not None else 0)
         gate = s.actions
         yield GaugeMetricFamily("cribbage_actions_in_flight", "Client actions being worked "
                                 "on (admission control)",

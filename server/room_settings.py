@@ -1,12 +1,12 @@
 """Room-level settings: hints, the Muggins answer window, the takeover grace, the turn clock,
-the match length and rated play.
+the match length, rated play, and whether the table is public (and its language).
 
 Chosen at room creation (``POST /api/rooms`` body ``"room"``, ``create_room`` message field
 ``room``); stored with the room (``RoomRecord.settings``) and shown in the snapshot and the
 room summary as ``room_settings``. As plain data::
 
     {"hints": true, "answer_window": 15.0, "takeover_grace": 60.0, "turn_seconds": null,
-     "match": 1, "rated": false}
+     "match": 1, "rated": false, "public": false, "language": "en"}
 
 ``answer_window`` (seconds, docs/rules.md §5.2) defaults to the server's
 ``answer_window_seconds``; ``takeover_grace`` (seconds) is how long a human seat may stay
@@ -14,7 +14,11 @@ disconnected before a ``standard`` computer plays it (default 60); ``turn_second
 turn clock: seconds a human seat has to play, discard, announce or answer before the
 server's ``standard`` computer acts for it once (null: no turn clock, the default);
 ``match`` is the match length, best of 1 (a single game, the default), 3, 5 or 7
-(docs/rules.md §9.1); ``rated`` makes the room's games count for the players' ratings.
+(docs/rules.md §9.1); ``rated`` makes the room's games count for the players' ratings;
+``public`` lists the table in the lobby while it waits for players (``server.lobby``; the
+default is a private table, reached by its share link only); ``language`` is the table's
+language (``en``, ``da`` or ``sv``: what the lobby shows, for players who want to play in
+it; default the creator's: ``hello.language``, else ``en``).
 
 A rated room (docs/rules.md §9, docs/protocol.md "Rated rooms") is played to the standard
 rules: 121 holes, no Lowball, no Back-up 10 and no Muggins (the ACC's tournament game;
@@ -47,8 +51,11 @@ RATED_OPTIONS = {"target": 121, "lowball": False, "backup10": False, "muggins": 
 """The engine options a rated room must have (docs/rules.md §9.2): the standard game to
 121, with neither variant and without Muggins; players and partnerships are free."""
 
+LANGUAGES = ("en", "da", "sv")
+"""The languages a table may have (those of the web client's catalogues)."""
+
 KNOWN = frozenset({"hints", "answer_window", "takeover_grace", "turn_seconds", "match",
-                   "rated"})
+                   "rated", "public", "language"})
 """The room settings there are."""
 
 
@@ -68,7 +75,8 @@ class RoomSettingsError(ValueError):
 
 
 def resolve(requested: dict[str, Any] | None, settings: Settings,
-            options: dict[str, Any] | None = None) -> dict[str, Any]:
+            options: dict[str, Any] | None = None, language: str | None = None
+            ) -> dict[str, Any]:
     """The settings a new room gets: the requested ones over the defaults.
 
     Args:
@@ -76,7 +84,8 @@ def resolve(requested: dict[str, Any] | None, settings: Settings,
             "takeover_grace"?: seconds | None, "turn_seconds"?: seconds | None,
             "match"?: 1 | 3 | 5 | 7 | None, "rated"?: bool | None}`` (None or missing: the
             default; for ``turn_seconds`` the default is no turn clock, or the server's
-            ``rated_turn_seconds`` (60) in a rated room; ``match`` 1; ``rated`` false).
+            ``rated_turn_seconds`` (60) in a rated room; ``match`` 1; ``rated`` false;
+            ``"public"?: bool`` false; ``"language"?: "en" | "da" | "sv"``: ``language``).
         settings: the server settings (default answer window and grace, the rated turn
             clock's default and bounds).
         options: the room's effective engine options (``engine.GameOptions.effective``
@@ -92,10 +101,11 @@ def resolve(requested: dict[str, Any] | None, settings: Settings,
             1, 3, 5 or 7); ``rated_options``, a rated room with other options than the
             standard game to 121 (docs/rules.md §9.2); ``rated_turn_clock``, a rated room
             with a turn clock outside ``rated_turn_seconds_min``–``rated_turn_seconds_max``
-            (30–120 s).
+            (30–120 s); ``bad_options`` for a ``language`` that is not one of
+            :data:`LANGUAGES`.
     """
     try:
-        return _resolve(requested, settings, options)
+        return _resolve(requested, settings, options, language)
     except RoomSettingsError:
         raise
     except ValueError as exc:
@@ -103,7 +113,7 @@ def resolve(requested: dict[str, Any] | None, settings: Settings,
 
 
 def _resolve(requested: dict[str, Any] | None, settings: Settings,
-             options: dict[str, Any] | None) -> dict[str, Any]:
+             options: dict[str, Any] | None, language: str | None = None) -> dict[str, Any]:
     req = dict(requested or {})
     unknown = set(req) - KNOWN
     if unknown:
@@ -169,6 +179,18 @@ def _resolve(requested: dict[str, Any] | None, settings: Settings,
     out["turn_seconds"] = turn
     out["match"] = int(match)
     out["rated"] = rated
+    public = req.get("public")
+    if public is None:
+        public = False
+    if not isinstance(public, bool):
+        raise ValueError("room.public must be true or false")
+    chosen_language = req.get("language")
+    if chosen_language is None:
+        chosen_language = language if language in LANGUAGES else "en"
+    if chosen_language not in LANGUAGES:
+        raise ValueError("room.language must be one of en, da, sv")
+    out["public"] = public
+    out["language"] = chosen_language
     return out
 
 

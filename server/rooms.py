@@ -97,7 +97,8 @@ GameFactory = Callable[..., tuple[engine.GameState, list[dict]]]
 match, best of N (room setting ``match`` 3, 5 or 7; docs/rules.md §8)."""
 
 CommitHook = Callable[[RoomRecord, list[dict]], Awaitable[None]]
-"""Called after each accepted change with the new record and its (full) events."""
+"""Called after each accepted change with the new record and its (full) events, and after
+a room is created with its version-0 record and no events (``server.lobby``)."""
 
 DeadlineListener = Callable[[float], None]
 """Told the earliest due time (Unix seconds) of the deadlines a commit of this process
@@ -693,6 +694,7 @@ class RoomService:
         computers: dict[int, str] | None = None,
         room: dict[str, Any] | None = None,
         request_id: str | None = None,
+        language: str | None = None,
     ) -> tuple[RoomRecord, str]:
         """Create a room, with computer players at some seats.
 
@@ -710,6 +712,8 @@ class RoomService:
                 a digest of what was asked for (``RoomRecord.request``). A repeat whose
                 computers are not all seated yet (the first attempt failed between the
                 room and its computers) seats them.
+            language: the table's language when ``room`` names none (the creator's
+                ``hello.language``; ``server.room_settings``).
 
         Returns:
             ``(record, creator_token)``: the record after the computers sat down.
@@ -728,7 +732,8 @@ class RoomService:
         except (ValueError, TypeError) as exc:
             raise RoomError("bad_options", str(exc)) from None
         try:
-            chosen = room_settings.resolve(room, self.settings, opts.effective().to_dict())
+            chosen = room_settings.resolve(room, self.settings, opts.effective().to_dict(),
+                                           language)
         except room_settings.RoomSettingsError as exc:
             raise RoomError(exc.code, str(exc)) from None
         bots = {int(k): v for k, v in (computers or {}).items()}
@@ -766,12 +771,14 @@ class RoomService:
                 request=digest,
             )
             if await self.store.create(record):
+                await self._after_commit(record, [])
                 break
             if request_id is None:
                 continue
             existing, _ = await self.store.load(room_id)
             if existing is None:  # expired between the two: take the id now
                 if await self.store.create(record):
+                    await self._after_commit(record, [])
                     break
                 existing, _ = await self.store.load(room_id)
             if existing is not None and token_matches(creator, existing.creator_hash):

@@ -35,6 +35,7 @@ from . import frames
 from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
 from .limits import AddressLimits, FrameBucket
+from .lobby.service import LobbyLimit
 from .metrics import Metrics
 from .overload import ActionGate
 from .rooms import RoomError, RoomService, hash_token
@@ -95,9 +96,15 @@ class Session:
         limits: AddressLimits | None = None,
         actions: ActionGate | None = None,
         players: Any = None,
+        lobby: Any = None,
     ) -> None:
         self.ws = websocket
         self.players = players
+        self.lobby = lobby
+        """The process's ``server.lobby.service.Lobby`` (None: lobby_subscribe is refused
+        as not available)."""
+        self.language: str | None = None
+        """``hello.language``: the default language of the rooms this connection makes."""
         """The process's ``server.players.PlayerStore`` (None: hello.player is refused)."""
         self.player: str | None = None
         """The id of the player this connection's hello presented (authenticated)."""
@@ -279,6 +286,8 @@ class Session:
                 self._timer.cancel()
                 self._timer = None
             self.state = SessionState.CLOSING
+            if self.lobby is not None:
+                self.lobby.unsubscribe(self)
             with contextlib.suppress(Exception):
                 await self._leave_room()
             self._queue.put_nowait(None)
@@ -393,6 +402,7 @@ class Session:
             self.player = player.id
             name = player.name or name
         self.name = name
+        self.language = message.language
         # Only a token this server issued is taken back; any other (made up by a client,
         # or from a deployment with another secret) is replaced by a fresh one, so nobody
         # can bind a seat to a guessable token.
@@ -437,6 +447,7 @@ class Session:
                 computers=dict(message.computers),
                 room=message.room.model_dump(),
                 request_id=message.request_id,
+                language=self.language,
             )
         except (RoomError, StoreUnavailable):
             if ticket is not None:  # nothing was created: the room does not count
@@ -527,6 +538,22 @@ class Session:
             {"version": e["v"], "events": [redact(ev, self.seat) for ev in e.get("events") or []]}
             for e in entries if e["v"] <= record.version
         ]
+
+    async def _lobby_subscribe(self, message: m.LobbySubscribe) -> None:
+        """Follow the lobby (``server.lobby.service.Lobby.subscribe``)."""
+        if self.lobby is None:
+            self.error("internal", "this server keeps no lobby", "lobby_subscribe")
+            return
+        try:
+            await self.lobby.subscribe(self, message.model_dump(exclude={"type"}))
+        except LobbyLimit as exc:
+            self._count(exc.code)
+            self.error(exc.code, exc.message, "lobby_subscribe")
+
+    async def _lobby_unsubscribe(self, message: m.LobbyUnsubscribe) -> None:
+        """Stop following the lobby."""
+        if self.lobby is not None:
+            self.lobby.unsubscribe(self)
 
     async def _leave(self, message: m.Leave) -> None:
         if self.local is None:
@@ -821,5 +848,7 @@ HANDLERS: dict[str, Callable[[Session, Any], Awaitable[None]]] = {
     "resync": Session._resync,
     "history": Session._history,
     "leave": Session._leave,
+    "lobby_subscribe": Session._lobby_subscribe,
+    "lobby_unsubscribe": Session._lobby_unsubscribe,
 }
 """The handler of each client message type (one table for every session)."""

@@ -244,6 +244,26 @@ class Settings(BaseSettings):
         "address may read per minute (all at once at most, then one a second; 0: no "
         "limit); more get 429 too_many_leaderboard_reads"
     )
+    lobby_reads_per_minute: int = Field(
+        120, ge=0, description="lobby listings (GET /api/lobby) one client address may read "
+        "per minute (all at once at most, then two a second; 0: no limit); more get 429 "
+        "too_many_lobby_reads"
+    )
+    max_lobby_subscriptions_per_address: int = Field(
+        20, ge=0, description="connections of one client address that may follow the lobby "
+        "(lobby_subscribe) at once on this process (0: no limit); one more gets "
+        "too_many_lobby_subscriptions"
+    )
+    max_lobby_subscriptions_per_player: int = Field(
+        5, ge=0, description="connections of one player (hello.player) that may follow the "
+        "lobby at once on this process (0: no limit); one more gets "
+        "too_many_player_lobby_subscriptions"
+    )
+    lobby_poll_seconds: float = Field(
+        0.5, gt=0, le=10, description="how often a process with lobby followers reads the "
+        "lobby index's version (one small read) and, when it moved, the index, and sends "
+        "its followers what changed (docs/architecture.md \"The lobby\")"
+    )
     rating_provisional_games: int = Field(
         10, ge=0, le=1000, description="a rating is provisional (shown with a mark) for "
         "its first this many rated games or matches"

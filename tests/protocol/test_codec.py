@@ -46,6 +46,11 @@ CLIENT_EXAMPLES = [
     {"type": "history", "before": 40, "limit": 20, "public": True},
     {"type": "resync", "since": 12},
     {"type": "join", "room": "k3JfQ9xa2B", "seat": 1, "since": 30},
+    {"type": "lobby_subscribe"},
+    {"type": "lobby_subscribe", "players": 2, "language": "da", "rated": False},
+    {"type": "lobby_unsubscribe"},
+    {"type": "hello", "name": "Ann", "language": "sv"},
+    {"type": "create_room", "room": {"public": True, "language": "da"}},
 ]
 
 SERVER_EXAMPLES = [
@@ -68,6 +73,17 @@ SERVER_EXAMPLES = [
     {"type": "hint", "room": "k3JfQ9xa2B", "seat": 0, "version": 7,
      "suggestion": {"kind": "play", "goal": "most", "choices": [],
                     "best": {"type": "play", "card": "5H"}}},
+    {"type": "lobby", "tables": [{
+        "room": "k3JfQ9xa2B", "url": "/r/k3JfQ9xa2B",
+        "options": {"players": 2, "partnerships": False, "target": 121, "muggins": False,
+                    "lowball": False, "backup10": False},
+        "rated": False, "match": 1, "language": "da", "table_kind": "2",
+        "seats": [{"seat": 0, "kind": "human", "name": "Ann", "player": "abcdefghijklmnop",
+                   "rating": 1012, "level": None},
+                  {"seat": 1, "kind": "open", "name": None, "player": None, "rating": None,
+                   "level": None}],
+        "seats_free": 1, "version": 1, "created": 1764680000.0}]},
+    {"type": "lobby_update", "added": [], "changed": [], "removed": ["k3JfQ9xa2B"]},
 ]
 
 

@@ -109,8 +109,8 @@ def test_asyncapi_operations_cover_every_message():
     ops = {op["id"]: op for op in report["operations"]}
     client = [m.__name__ for m in asyncapi.CLIENT_MODELS]
     server = [m.__name__ for m in asyncapi.SERVER_MODELS]
-    assert len(client) == len(CLIENT_ADAPTER.json_schema()["oneOf"]) == 10
-    assert len(server) == len(SERVER_ADAPTER.json_schema()["oneOf"]) == 12
+    assert len(client) == len(CLIENT_ADAPTER.json_schema()["oneOf"]) == 12
+    assert len(server) == len(SERVER_ADAPTER.json_schema()["oneOf"]) == 14
     assert len(ops) == len(client) + len(server)
     for name in client:
         op = ops[f"receive{name}"]
@@ -125,7 +125,7 @@ def test_asyncapi_operations_cover_every_message():
     assert replies["Act"][:2] == ["Ack", "Reject"]
     assert replies["SetComputer"] == ["Error"]  # success is the update to the room
     every_reply = {r for rs in replies.values() for r in rs}
-    assert set(server) - every_reply == {"Update", "Presence"}  # the only unasked ones
+    assert set(server) - every_reply == {"Update", "Presence", "LobbyUpdate"}  # unasked ones
     [channel] = report["channels"]
     assert channel["address"] == "/ws" and channel["bindings"] == ["ws"]
     assert channel["messages"] == client + server
@@ -246,6 +246,7 @@ def test_openapi_document_validates():
         ("get", "/api/players/{player}/games"): ["200", "400", "401", "403", "404", "410",
                                                  "429", "500", "503"],
         ("get", "/api/leaderboards/{kind}"): ["200", "400", "404", "429", "500", "503"],
+        ("get", "/api/lobby"): ["200", "400", "429", "500", "503"],
         ("get", "/api/players/{player}/ratings"): ["200", "401", "403", "404", "410", "429",
                                                    "500", "503"],
         ("get", "/healthz"): ["200"],

@@ -548,3 +548,56 @@ async def test_a_join_on_a_shard_without_primary_is_answered_in_time(
         await check.aclose()
         for s in servers:
             s.stop()
+
+
+async def test_the_lobby_on_the_cluster(cluster: LocalCluster, tmp_path: Path) -> None:
+    """The lobby index on a Redis Cluster (issue 20): every key of it in the one ``{lobby}``
+    slot, written after each room's commit (rooms on several shards); a follower on one
+    process sees public tables made on the other, seats taken change them, a full table
+    leaves, a private one never comes; ``GET /api/lobby`` answers the same list."""
+    env = {"CRIBBAGE_REDIS_CLUSTER": "1"}
+    servers = [ProcessServer(cluster.url, PREFIX, tmp_path / f"lobby{i}.log", **env)
+               for i in range(2)]
+    check = redis_cluster_client(settings_for(cluster))
+    keys = ClusterKeys(PREFIX, 256)
+    clients: list[Client] = []
+
+    async def connect(server: ProcessServer, name: str) -> Client:
+        c = await Client.connect(server.ws, name=name)
+        clients.append(c)
+        return c
+
+    try:
+        for s in servers:
+            s.start()
+        await check.initialize()
+        a, b = servers
+        follower = await connect(b, "Follower")
+        await follower.lobby_subscribe()
+        host = await connect(a, "Ann")
+        await host.create_room({"players": 2})  # private
+        public: dict[str, str] = {}
+        while len(set(public.values())) < 2:  # public rooms on two shards at least
+            room = (await host.create_room({"players": 2}, room={"public": True}))["room"]
+            public[room] = primary_of(check, keys.key(room, "state"))
+        await follower.wait_until(lambda c: set(c.lobby or {}) == set(public), 10)
+        lobby_keys = [k async for k in check.scan_iter(match=f"{PREFIX}lobby:*")]
+        assert lobby_keys and {check.keyslot(k) for k in lobby_keys} == {
+            check.keyslot("{lobby}")}
+        listed = httpx.get(f"{a.http}/api/lobby").json()["tables"]
+        assert {t["room"]: t for t in listed} == follower.lobby
+        first, *rest = sorted(public)
+        await (await connect(a, "Bo")).join(first, 0)
+        await follower.wait_until(lambda c: c.lobby[first]["seats"][0]["name"] == "Bo", 10)
+        await (await connect(b, "Cy")).join(first, 1)
+        await follower.wait_until(lambda c: first not in c.lobby, 10)
+        assert set(follower.lobby) == set(rest)
+        assert {t["room"] for t in httpx.get(f"{b.http}/api/lobby").json()["tables"]} == set(
+            rest)
+        assert not follower.problems, follower.problems
+    finally:
+        for c in clients:
+            await c.close()
+        await check.aclose()
+        for s in servers:
+            s.stop()

@@ -210,7 +210,8 @@ async def test_hints_only_where_the_room_allows_them(make_server):
         snap = await ann.join(created["room"], 0)
         assert snap["room_settings"] == {"hints": False, "answer_window": 15.0,
                                          "takeover_grace": 60.0, "turn_seconds": None,
-                                         "match": 1, "rated": False}
+                                         "match": 1, "rated": False, "public": False,
+                                         "language": "en"}
         with pytest.raises(ClientError) as err:
             await ann.request({"type": "hint"}, lambda f: f["type"] in ("hint", "error"))
         assert err.value.code == "hints_disabled"
@@ -226,7 +227,8 @@ async def test_hints_only_where_the_room_allows_them(make_server):
         assert answer.json()["room_settings"] == {"hints": True, "answer_window": 9.0,
                                                   "takeover_grace": 30.0,
                                                   "turn_seconds": None, "match": 1,
-                                                  "rated": False}
+                                                  "rated": False, "public": False,
+                                                  "language": "en"}
         await bob.join(room, 0)
         await watcher.join(room, None)
         with pytest.raises(ClientError) as err:

@@ -39,8 +39,10 @@ from protocol.schema import SCHEMA_PATH
 from server import frames
 from server.broker import MemoryBroker
 from server.computer_seats import seat_knowledge
+from server.lobby.entry import entry_of
 from server.rooms import RoomService
 from server.settings import Settings
+from server.store.base import RoomRecord, SeatRecord
 from server.store.memory import MemoryStore
 from server.views import VersionData, redact, seat_infos
 
@@ -238,6 +240,19 @@ async def test_every_builder_makes_a_valid_frame():
         build("pong", nonce, 1795000000.0)
     build("pong", 1, 1795000000.0, "k3JfQ9xa2B", 0)
     build("left", "k3JfQ9xa2B")
+    # the lobby's frames, with an entry as server.lobby makes it from a record
+    seats = (SeatRecord(name="Ann", token_hash="x", kind="human", player="a" * 16),
+             SeatRecord(), SeatRecord(name="Computer (easy)", kind="computer", level="easy"))
+    record = RoomRecord("k3JfQ9xa2B", 2, {"players": 3, "partnerships": False,
+                                         "target": 121, "muggins": False, "lowball": False,
+                                         "backup10": False}, seats, None, "s", "c", 1.0, 2.0)
+    entry = entry_of(record, {"public": True, "rated": False, "match": 1, "language": "sv"},
+                     {"a" * 16: 1234})
+    assert entry is not None and entry["seats"][0]["rating"] == 1234
+    build("lobby", [])
+    build("lobby", [entry])
+    build("lobby_update", [entry], [], [])
+    build("lobby_update", [], [entry], ["Zz9yX8wV7u"])
     for code in codes.ERROR_CODES:
         build("error", code, codes.MEANINGS[code])
         build("error", code, codes.MEANINGS[code], "join")

@@ -95,6 +95,9 @@ export interface ClientOptions {
   playerToken?: string | null;
   /** A player (`POST /api/players`) for `hello`: its seats are its own from any device. */
   player?: { id: string; secret: string } | null;
+  /** The language the app shows (`hello.language`): the default language of the tables
+   * this client creates. */
+  language?: "en" | "da" | "sv";
   /** The WebSocket class (default: the global one, else the `ws` package). */
   WebSocketImpl?: WebSocketConstructor;
   /** The msgpack codec (default: `@msgpack/msgpack`, loaded only for msgpack). */
@@ -141,6 +144,8 @@ export interface ClientEventMap {
   presence: P.Presence;
   hint: P.Hint;
   history: P.History;
+  /** The lobby's tables (newest first) at the first list and after each `lobby_update`. */
+  lobby: { tables: P.LobbyTable[]; update: P.LobbyUpdate | null };
   room_created: P.RoomCreated;
   pong: P.Pong;
   /** A final `ack` of an act of this client. */
@@ -246,6 +251,8 @@ export declare class CribbageClient {
   /** Whether the server sends legal actions (`view.legal`); until it does,
    * `legalActions()` is always empty and the app must work them out itself. */
   readonly serverSendsLegal: boolean;
+  /** The public tables waiting for players while following the lobby, else null. */
+  readonly lobby: P.LobbyTable[] | null;
 
   on<K extends keyof ClientEventMap>(type: K, fn: (detail: ClientEventMap[K]) => void): () => void;
   once<K extends keyof ClientEventMap>(type: K, fn: (detail: ClientEventMap[K]) => void): () => void;
@@ -288,6 +295,9 @@ export declare class CribbageClient {
     room: string; game: number; first: number; versions: P.MissedVersion[]; public: boolean;
   }>;
   setComputer(seat: number, level: "easy" | "standard", creatorToken: string, room?: string): Promise<void>;
+  /** Follow the lobby (followed again after a reconnect); the "lobby" event tells. */
+  lobbySubscribe(filters?: { players?: 2 | 3 | 4; partnerships?: boolean; language?: "en" | "da" | "sv"; rated?: boolean }): void;
+  lobbyUnsubscribe(): void;
   /** Ask for a fresh snapshot. */
   resync(): void;
   ping(): Promise<P.Pong>;

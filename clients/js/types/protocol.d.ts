@@ -15,7 +15,9 @@ export type ClientMessage =
   | Ping
   | SetComputer
   | HintRequest
-  | HistoryRequest;
+  | HistoryRequest
+  | LobbySubscribe
+  | LobbyUnsubscribe;
 export type ServerMessage =
   | Welcome
   | RoomCreated
@@ -28,7 +30,9 @@ export type ServerMessage =
   | Error
   | Pong
   | Hint
-  | History;
+  | History
+  | Lobby
+  | LobbyUpdate;
 
 /**
  * First message of a connection: who is there.
@@ -51,6 +55,10 @@ export interface Hello {
    * a player (POST /api/players) to be: its seats belong to it, and its name, when it has one, is the connection's name (docs/protocol.md, "Players"); a wrong one is error bad_player and the connection may say hello again
    */
   player?: HelloPlayer | null;
+  /**
+   * the language the client shows (en, da or sv): the default `room.language` of the rooms this connection creates
+   */
+  language?: ("en" | "da" | "sv") | null;
 }
 /**
  * A player's credential, as ``hello`` presents it (``POST /api/players`` made it).
@@ -136,6 +144,14 @@ export interface RoomSettingsModel {
    * a rated room (default false): `rated_options` unless the options are the standard game to 121 without Muggins, Lowball or Back-up 10; `rated_turn_clock` unless turn_seconds is 30 to 120 (default 60)
    */
   rated?: boolean | null;
+  /**
+   * a public table (default false: private, reached by its share link only): listed in the lobby while it waits for players (docs/protocol.md, "Public tables and the lobby")
+   */
+  public?: boolean | null;
+  /**
+   * the table's language, shown in the lobby (default: the creator's hello.language over the WebSocket, else en)
+   */
+  language?: ("en" | "da" | "sv") | null;
 }
 /**
  * Sit at ``seat`` of ``room`` (or watch, with ``seat`` null or left out).
@@ -280,6 +296,39 @@ export interface HistoryRequest {
   public?: boolean;
 }
 /**
+ * Follow the lobby: the public tables waiting for players. Answered by ``lobby`` (the
+ * list), then ``lobby_update`` frames as tables come, change and go, until
+ * ``lobby_unsubscribe`` or the connection ends. Allowed after ``hello`` whether or not the
+ * connection is at a table. Sending it again replaces the filters (a new ``lobby``
+ * answers). The filters keep only the tables that match every one given.
+ */
+export interface LobbySubscribe {
+  type: "lobby_subscribe";
+  /**
+   * tables of this many
+   */
+  players?: (2 | 3 | 4) | null;
+  /**
+   * four in partnerships or not
+   */
+  partnerships?: boolean | null;
+  /**
+   * tables of this language
+   */
+  language?: ("en" | "da" | "sv") | null;
+  /**
+   * rated tables, or unrated ones
+   */
+  rated?: boolean | null;
+}
+/**
+ * Stop following the lobby (no answer; no more lobby frames). Nothing to stop is no
+ * error.
+ */
+export interface LobbyUnsubscribe {
+  type: "lobby_unsubscribe";
+}
+/**
  * Answer to ``hello``: the player token to keep (and give back in later ``hello``).
  */
 export interface Welcome {
@@ -356,6 +405,14 @@ export interface RoomSettings {
    * the room's games are rated
    */
   rated?: boolean;
+  /**
+   * listed in the lobby while it waits for players (false: private, by its share link only)
+   */
+  public?: boolean;
+  /**
+   * the table's language
+   */
+  language?: "en" | "da" | "sv";
 }
 /**
  * The whole picture of a room for one connection, at ``version``.
@@ -1461,6 +1518,8 @@ export interface Error {
     | "player_required"
     | "rated_options"
     | "rated_turn_clock"
+    | "too_many_lobby_subscriptions"
+    | "too_many_player_lobby_subscriptions"
   ) &
     string;
   message: string;
@@ -1622,4 +1681,63 @@ export interface History {
   versions: MissedVersion[];
   more: boolean;
   public?: boolean;
+}
+/**
+ * Answer to ``lobby_subscribe``: every public table waiting for players that matches
+ * the filters, newest first (at most 200).
+ */
+export interface Lobby {
+  type: "lobby";
+  tables: LobbyTable[];
+}
+/**
+ * A public table waiting for players, as the lobby lists it (``lobby``,
+ * ``lobby_update``, ``GET /api/lobby``). Take a seat with the ordinary ``join``.
+ *
+ * ``options``: the effective game options; ``rated``, ``match`` and ``language``: the
+ * room settings that matter for choosing; ``seats_free``: how many seats are open;
+ * ``version``: the room version the entry was made from; ``created``: Unix seconds.
+ */
+export interface LobbyTable {
+  room: string;
+  /**
+   * the table's share link path, /r/<room>
+   */
+  url: string;
+  options: Options;
+  rated: boolean;
+  match: 1 | 3 | 5 | 7;
+  language: "en" | "da" | "sv";
+  table_kind: "2" | "3" | "4" | "2x2";
+  seats: LobbySeat[];
+  seats_free: number;
+  version: number;
+  created: number;
+}
+/**
+ * One seat of a lobby table: free, or who holds it.
+ *
+ * ``player``: the player's public id for a seat taken by a player, else null;
+ * ``rating``: that player's rating at the table's kind (the number shown on the
+ * leaderboard) when they have one, else null; ``level``: a computer seat's level.
+ */
+export interface LobbySeat {
+  seat: number;
+  kind: "open" | "human" | "computer";
+  name: string | null;
+  player?: string | null;
+  rating?: number | null;
+  level?: ("easy" | "standard") | null;
+}
+/**
+ * What changed in the lobby since the last ``lobby`` or ``lobby_update`` (changes of
+ * about half a second come in one frame): tables ``added``, tables ``changed`` (a seat
+ * taken or freed: the whole entry again) and the room ids of tables ``removed`` (filled,
+ * started, gone, or no longer matching).
+ */
+export interface LobbyUpdate {
+  type: "lobby_update";
+  added?: LobbyTable[];
+  changed?: LobbyTable[];
+  removed?: string[];
 }

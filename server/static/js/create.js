@@ -1,10 +1,12 @@
-// The start page: choose the table (players, target, variants, computer seats) and create
-// it with POST /api/rooms, then go to its share link /r/<room>, where the creator sits at
-// the first seat kept for a person.
+// The start page: the public tables waiting for players (lobby.js), and the form that
+// chooses a table (players, target, variants, computer seats, public or private and its
+// language) and creates it with POST /api/rooms, then goes to its share link /r/<room>,
+// where the creator sits at the first seat kept for a person.
 import { codeText } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { LANGUAGES, lang, onLanguageChange, t } from "./i18n.js";
 import { topBar } from "./layout.js";
+import { followLobby, lobbySection } from "./lobby.js";
 import { loadPlayer, updateMe } from "./player.js";
 import { loadName, saveName, updateRoom } from "./storage.js";
 
@@ -41,8 +43,11 @@ export function startPage(root) {
   const state = {
     name: loadName(), layout: "2", target: "121", muggins: false, lowball: false,
     backup10: false, hints: true, turnSeconds: "", match: "1", seats: { 1: "person", 2: "person", 3: "person" },
-    rated: false, busy: false, error: null,
+    rated: false, public: false, language: null, busy: false, error: null,
   };
+  // The table's language follows the page's until one is chosen.
+  const tableLanguage = () => state.language || lang();
+  const lobby = followLobby(() => render());
   // A rated table (docs/rules.md §9) seats players only: offered when this browser has one.
   const canRate = () => Boolean(loadPlayer());
   const rated = () => state.rated && canRate();
@@ -85,7 +90,10 @@ export function startPage(root) {
     // A rated game is the standard game to 121 with the turn clock on (60 s unless chosen).
     const body = rated() ? {
       options: { players, partnerships, target: 121, muggins: false, lowball: false, backup10: false },
-      room: { hints: false, turn_seconds: Number(state.turnSeconds) || 60, rated: true, match: Number(state.match) },
+      room: {
+        hints: false, turn_seconds: Number(state.turnSeconds) || 60, rated: true, match: Number(state.match),
+        public: state.public, language: tableLanguage(),
+      },
       computers,
     } : {
       options: {
@@ -96,7 +104,7 @@ export function startPage(root) {
       // shows the effective values (room_settings).
       room: {
         hints: state.hints, turn_seconds: state.turnSeconds ? Number(state.turnSeconds) : null,
-        match: Number(state.match),
+        match: Number(state.match), public: state.public, language: tableLanguage(),
       },
       computers,
     };
@@ -171,6 +179,8 @@ export function startPage(root) {
     replaceKeepingFocus(root, h("div", {}, topBar(), h("main", { class: "start" },
       h("h1", {}, t("start.title")),
       h("p", { class: "lede" }, t("start.lede")),
+      lobbySection(lobby),
+      h("h2", {}, t("start.new_table")),
       h("form", { class: "panel start-form", onsubmit: submit, "aria-describedby": state.error ? "form-error" : null },
         h("div", { class: "field" },
           h("label", { for: "your-name" }, t("form.your_name")),
@@ -219,6 +229,17 @@ export function startPage(root) {
             onchange: (e) => { state.match = e.target.value; },
           }, MATCHES.map((m) => h("option", { value: m.value, selected: state.match === m.value }, m.label()))),
           h("small", { id: "match-help" }, t("start.match_help"))),
+        h("fieldset", {},
+          h("legend", {}, t("start.public_legend")),
+          h("div", { class: "choices" }, check("public", t("start.public"), t("start.public_help"))),
+          h("div", { class: "field" },
+            h("label", { for: "table-language" }, t("start.table_language")),
+            h("select", {
+              id: "table-language", name: "table-language", "data-key": "table-language",
+              "aria-describedby": "table-language-help",
+              onchange: (e) => { state.language = e.target.value; },
+            }, LANGUAGES.map((l) => h("option", { value: l.code, lang: l.code, selected: tableLanguage() === l.code }, l.name))),
+            h("small", { id: "table-language-help" }, t("start.table_language_help")))),
         h("fieldset", {},
           h("legend", {}, t("start.seats")),
           h("ul", { class: "seat-choices" }, seatRows())),

@@ -122,6 +122,11 @@ export class CribbageClient {
     /** Milliseconds to add to `Date.now()` to get the server's clock (from pongs). */
     this.serverClockOffsetMs = 0;
 
+    /** The lobby while this client follows it (`lobbySubscribe`): the public tables waiting
+     * for players, newest first (`LobbyTable` entries); null when not following. */
+    this.lobby = null;
+    this._lobbyFilters = null;
+
     this.room = null;
     this.seat = null;
     this.seatToken = null;
@@ -411,6 +416,39 @@ export class CribbageClient {
     );
   }
 
+  /**
+   * Follow the lobby: the public tables waiting for players (filters `players`,
+   * `partnerships`, `language`, `rated`, each optional). `lobby` then holds the tables and
+   * the event "lobby" fires with `{tables, update}` at the first list and at every
+   * `lobby_update` (`update` null for a whole list). Followed again after a reconnect.
+   */
+  lobbySubscribe(filters = {}) {
+    this._lobbyFilters = { ...filters };
+    if (this._welcomed) this._send({ type: "lobby_subscribe", ...this._lobbyFilters });
+  }
+
+  /** Stop following the lobby. */
+  lobbyUnsubscribe() {
+    const was = this._lobbyFilters !== null;
+    this._lobbyFilters = null;
+    this.lobby = null;
+    if (was && this._welcomed) this._send({ type: "lobby_unsubscribe" });
+  }
+
+  _onLobby(frame) {
+    if (this._lobbyFilters === null) return;
+    let tables;
+    if (frame.type === "lobby") {
+      tables = frame.tables.slice();
+    } else {
+      const gone = new Set([...frame.removed, ...frame.changed.map((t) => t.room)]);
+      tables = (this.lobby || []).filter((t) => !gone.has(t.room)).concat(frame.added, frame.changed);
+      tables.sort((a, b) => (b.created - a.created) || (a.room < b.room ? -1 : 1));
+    }
+    this.lobby = tables;
+    this._events.emit("lobby", { tables, update: frame.type === "lobby_update" ? frame : null });
+  }
+
   /** Ask for a fresh snapshot now. */
   resync() {
     this._requestResync("app", {});
@@ -558,6 +596,7 @@ export class CribbageClient {
     const hello = { type: "hello", name: this._opts.name, client: this._opts.client ?? `cribbage-js/${LIBRARY_VERSION}` };
     if (this.playerToken) hello.token = this.playerToken;
     if (this.player) hello.player = { id: this.player.id, secret: this.player.secret };
+    if (["en", "da", "sv"].includes(this._opts.language)) hello.language = this._opts.language;
     this._send(hello);
   }
 
@@ -744,6 +783,9 @@ export class CribbageClient {
       case "history":
         this._events.emit("history", frame);
         return this._settle("history", true, frame);
+      case "lobby":
+      case "lobby_update":
+        return this._onLobby(frame);
       default:
         return undefined; // a message type this version does not know: ignored (protocol.md)
     }
@@ -755,6 +797,7 @@ export class CribbageClient {
     this.playerToken = frame.player_token;
     this._events.emit("welcome", frame);
     this._startPinging();
+    if (this._lobbyFilters !== null) this._send({ type: "lobby_subscribe", ...this._lobbyFilters });
     if (this._target) this._sendJoin();
     else this._becomeOpen();
   }
