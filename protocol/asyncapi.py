@@ -121,6 +121,15 @@ REPLIES: dict[str, tuple[list[str], str]] = {
     "HistoryRequest": (["History", "Error"], "`history`; `error` `not_joined`."),
     "Leave": (["Left", "Error"], "`left`; `error` `not_joined`."),
     "Ping": (["Pong", "Error"], "`pong` with the same `nonce` (also before `hello`)."),
+    "ChallengeRequest": (
+        ["ChallengeSent", "Error"],
+        "`challenge_sent`; `error` `player_required`, `bad_challenge`, `bad_options`, "
+        "`player_not_found`, `player_blocked`, `challenge_refused`, `too_many_challenges`, "
+        "`too_many_address_challenges`, `too_many_pending_challenges`."),
+    "ChallengeAnswer": (
+        ["ChallengeAccepted", "ChallengeDeclined", "Error"],
+        "`challenge_accepted` or `challenge_declined`; `error` `challenge_not_found`, "
+        "`challenge_closed` (then the challenge's frame as it is)."),
 }
 """Client message model -> (the server messages that answer it, how)."""
 
@@ -149,6 +158,15 @@ SENT: dict[str, str] = {
     "Pong": "Answers `ping`.",
     "Hint": "Answers `hint`.",
     "History": "Answers `history`.",
+    "ChallengeSent": "Answers `challenge`; also to a player's new connection, per pending "
+    "challenge of theirs.",
+    "ChallengeReceived": "Unasked: a challenge to this connection's player (at once, on any "
+    "process; to a new connection, per pending one).",
+    "ChallengeAccepted": "Answers `challenge_answer` accept; unasked to both players' "
+    "connections.",
+    "ChallengeDeclined": "Answers `challenge_answer` decline; unasked to both players' "
+    "connections (also after a block).",
+    "ChallengeExpired": "Unasked: a challenge expired unanswered (to both players).",
 }
 """Server message model -> when it is sent."""
 

@@ -429,3 +429,24 @@ class PlayerExportBody(_Model):
                               "{game: games row, seat: the player's game_seats row}")
     blocks: list[dict] = Field(default_factory=list, description="the players this player "
                                "blocked (issue 20): blocked_id, created_at")
+
+
+class BlockedPlayer(_Model):
+    """A player this player blocked (issue 20)."""
+
+    player: str = Field(pattern=PLAYER_ID)
+    name: str | None = Field(description="their name (null: none chosen, or deleted)")
+    blocked_at: str = Field(description="ISO 8601, UTC.")
+
+
+class BlocksBody(_Model):
+    """``GET /api/players/me/blocks``: the players this player blocked, newest first."""
+
+    blocks: list[BlockedPlayer]
+
+
+class BlockBody(_Model):
+    """``PUT /api/players/me/blocks/{player}``: the block is there."""
+
+    player: str = Field(pattern=PLAYER_ID)
+    blocked: Literal[True]

@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import openapi_players, ratings
+from . import openapi_players, openapi_social, ratings
 from .codes import HttpErrorCode
 from .generated import write_or_check
 from .http import (
@@ -74,6 +74,7 @@ NAMED: dict[str, Any] = {
     "Health": Health,
     "Readiness": Readiness,
     **openapi_players.NAMED,
+    **openapi_social.NAMED,
     **PASSKEY_NAMED,
     **ratings.NAMED,
 }
@@ -144,6 +145,7 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
 ERRORS.update(openapi_players.ERRORS)
+ERRORS.update(openapi_social.ERRORS)
 ERRORS.update(ratings.ERRORS)
 
 EXAMPLE_OPTIONS = {"players": 2, "partnerships": False, "target": 121, "muggins": False,
@@ -305,6 +307,7 @@ def build_document() -> dict[str, Any]:
             }
         },
         **openapi_players.paths(_json, _errors),
+        **openapi_social.paths(_json, _errors),
         **passkey_paths(_json, _errors, ("BadPlayer",)),
         "/api/players/{player}": {
             "get": {

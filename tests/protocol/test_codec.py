@@ -44,6 +44,9 @@ CLIENT_EXAMPLES = [
     {"type": "hint"},
     {"type": "history"},
     {"type": "history", "before": 40, "limit": 20, "public": True},
+    {"type": "challenge", "to": "b7kq2m4xw5zt3ra6", "options": {"players": 2},
+     "room": {"rated": True}, "request_id": "r" * 16},
+    {"type": "challenge_answer", "id": "m4xq7zt5wq2ra6d3", "answer": "decline"},
     {"type": "resync", "since": 12},
     {"type": "join", "room": "k3JfQ9xa2B", "seat": 1, "since": 30},
 ]
@@ -65,6 +68,11 @@ SERVER_EXAMPLES = [
          {"type": "seat_taken", "seat": 1, "name": "Bob"}]}]},
     {"type": "presence", "room": "k3JfQ9xa2B", "seat": 1, "connected": False, "name": "Bob",
      "computer_standin": True},
+    {"type": "challenge_accepted", "room": "k3JfQ9xa2B", "seat": 1, "challenge": {
+        "id": "m4xq7zt5wq2ra6d3", "challenger": {"id": "q3zq6v2fkm4xw7ra", "name": "Anna"},
+        "challenged": {"id": "b7kq2m4xw5zt3ra6", "name": None}, "options": {"players": 2},
+        "room": {}, "created": 1.0, "expires": 61.0, "status": "accepted",
+        "room_id": "k3JfQ9xa2B", "answered": 5.0}},
     {"type": "hint", "room": "k3JfQ9xa2B", "seat": 0, "version": 7,
      "suggestion": {"kind": "play", "goal": "most", "choices": [],
                     "best": {"type": "play", "card": "5H"}}},
