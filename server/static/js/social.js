@@ -11,7 +11,7 @@ import { codeText, describeOptions } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { loadPlayer } from "./player.js";
-import { loadName, updateRoom } from "./storage.js";
+import { loadName, loadSeen, saveSeen, updateRoom } from "./storage.js";
 
 const PING_MS = 60_000;
 const RETRY_MS = 3_000;
@@ -98,7 +98,8 @@ function onFrame(frame) {
       break;
     case "challenge_accepted":
       state.challenges.delete(c.id);
-      if (Date.now() / 1000 < c.expires + 60 && location.pathname !== `/r/${frame.room}`) {
+      // Told again to each new connection while it is kept: go to the table once only.
+      if (!wentTo(c.id) && location.pathname !== `/r/${frame.room}`) {
         updateRoom(frame.room, { autoSit: frame.seat });
         location.assign(`/r/${frame.room}`);
       }
@@ -127,6 +128,15 @@ function onFrame(frame) {
       return;
   }
   draw();
+}
+
+/** Whether this browser already went to the table of accepted challenge `id` (and note
+ * that it has: the last 20 are kept). */
+function wentTo(id) {
+  const seen = loadSeen();
+  if (seen.includes(id)) return true;
+  saveSeen([...seen, id].slice(-20));
+  return false;
 }
 
 function mine(c) {
