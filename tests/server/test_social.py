@@ -249,3 +249,53 @@ async def test_memory_mode_and_the_limits(make_server: Any, tmp_path: Any) -> No
         await ann.close()
         await bob.close()
         await guest.close()
+
+
+async def test_challenges_and_online_on_a_redis_cluster(tmp_path: Any) -> None:
+    """The same on a Redis Cluster of the test's own (every key and script on one slot;
+    sharded pub/sub): a challenge from process A reaches B at once and is accepted; a
+    decline; online comes and goes."""
+    from crib_cluster import LocalCluster
+
+    cluster = LocalCluster(tmp_path / "cluster")
+    env = {"CRIBBAGE_REDIS_CLUSTER": "1", "CRIBBAGE_DATA_DIR": str(tmp_path),
+           "CRIBBAGE_PRESENCE_LEASE_SECONDS": "1.5"}
+    servers: list[ProcessServer] = []
+    try:
+        cluster.start()
+        servers = [ProcessServer(cluster.url, "social:", tmp_path / f"server{i}.log", **env)
+                   for i in range(2)]
+        for s in servers:
+            s.start()
+        a, b = servers
+        ann_p = await new_player(a.http, "Ann")
+        bob_p = await new_player(b.http, "Bob")
+        ann = await Client.connect(a.ws, name="Ann", player=ann_p)
+        bob = await Client.connect(b.ws, name="Bob", player=bob_p)
+        try:
+            assert await online(a.http, bob_p) is True
+            received = bob.next_frame(of_type("challenge_received"))
+            sent = await challenge(ann, bob_p)
+            assert (await received)["challenge"]["id"] == sent["challenge"]["id"]
+            ann_told = ann.next_frame(of_type("challenge_accepted", sent["challenge"]["id"]))
+            accepted = await answer(bob, sent["challenge"]["id"], "accept")
+            assert (await ann_told)["room"] == accepted["room"]
+            await ann.join(accepted["room"], 0)
+            await bob.join(accepted["room"], 1)
+            await bob.wait_until(lambda c: c.status == "playing")
+            sent = await challenge(bob, ann_p)
+            told = bob.next_frame(of_type("challenge_declined", sent["challenge"]["id"]))
+            await ann.wait_until(lambda c: any(
+                f["type"] == "challenge_received"
+                and f["challenge"]["id"] == sent["challenge"]["id"] for f in c.frames))
+            await answer(ann, sent["challenge"]["id"], "decline")
+            await told
+            await bob.close()
+            await online_becomes(a.http, bob_p, False)
+        finally:
+            await ann.close()
+            await bob.close()
+    finally:
+        for s in servers:
+            s.stop()
+        cluster.stop()
