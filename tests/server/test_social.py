@@ -299,3 +299,22 @@ async def test_challenges_and_online_on_a_redis_cluster(tmp_path: Any) -> None:
         for s in servers:
             s.stop()
         cluster.stop()
+
+
+async def test_challenges_per_address(make_server: Any, tmp_path: Any) -> None:
+    server = make_server(redis=False, data_dir=str(tmp_path), address_challenges_per_minute=1,
+                         challenges_per_minute=0, max_pending_challenges=0)
+    ann_p, bob_p, cy_p = [await new_player(server.http, n) for n in ("Ann", "Bob", "Cy")]
+    ann = await Client.connect(server.ws, name="Ann", player=ann_p)
+    cy = await Client.connect(server.ws, name="Cy", player=cy_p)
+    try:
+        await challenge(ann, bob_p)
+        # another player, the same address (127.0.0.1): the address's budget is spent
+        with pytest.raises(ClientError) as err:
+            await challenge(cy, bob_p)
+        assert err.value.code == "too_many_address_challenges"
+        frame = [f for f in cy.frames if f["type"] == "error"][-1]
+        assert frame["ref"] == "challenge" and frame["retry_after"] > 0
+    finally:
+        await ann.close()
+        await cy.close()

@@ -26,8 +26,10 @@ const state = {
   status: null, // the box's live region (kept: only its contents change)
 };
 
+/** The same /ws as the table's; the query (ignored by the server) tells the two apart in
+ * logs and in the browser tests' frame watchers. */
 function wsUrl() {
-  return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
+  return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws?for=challenges`;
 }
 
 /** Open this page's challenges connection (once; nothing without a player). */
