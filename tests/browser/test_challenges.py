@@ -40,10 +40,11 @@ def person(new_page: Any, base: str, name: str, **context: Any) -> tuple[Any, di
                   [json.dumps(player), json.dumps(name)])
     page.reload()
     page.wait_for_selector("#your-name")
-    end = time.monotonic() + 10
-    while not httpx.get(f"{base}/api/players/{player['id']}").json()["online"]:
+    end = time.monotonic() + 15
+    # (paced: the profile is a history read, 60 a minute per address)
+    while httpx.get(f"{base}/api/players/{player['id']}").json().get("online") is not True:
         assert time.monotonic() < end, "the page's challenges connection did not come"
-        time.sleep(0.05)
+        time.sleep(0.3)
     return page, player
 
 
