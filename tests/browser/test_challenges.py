@@ -34,11 +34,13 @@ def person(new_page: Any, base: str, name: str, **context: Any) -> tuple[Any, di
     made = httpx.post(f"{base}/api/players", json={"name": name}).json()
     player = {"id": made["id"], "secret": made["secret"]}
     page = new_page(**context)
-    page.goto(base + "/")
+    # The origin's storage first, on a page that runs none of the site's scripts (the
+    # start page would make a player of its own meanwhile).
+    page.goto(base + "/healthz")
     page.evaluate("([p, n]) => { localStorage.setItem('cribbage.player', p); "
                   "localStorage.setItem('cribbage.name', n); }",
                   [json.dumps(player), json.dumps(name)])
-    page.reload()
+    page.goto(base + "/")
     page.wait_for_selector("#your-name")
     end = time.monotonic() + 15
     # (paced: the profile is a history read, 60 a minute per address)
@@ -101,3 +103,22 @@ def test_a_challenge_accepted_and_a_block_honoured(server: Any, new_page: Any,
     anna.click("button[data-seat='1']")
     anna.get_by_text("You cannot sit at this table").wait_for()
     axe(anna, axe_source, "the lobby after a refused seat")
+
+
+def test_the_challenge_form_in_swedish_on_a_phone(server: Any, new_page: Any,
+                                                  axe_source: str) -> None:
+    base = server.url
+    made = httpx.post(f"{base}/api/players", json={"name": "Britt"}).json()
+    page, _ = person(new_page, base, "Kalle", phone=True, locale="sv-SE")
+    page.goto(f"{base}/p/{made['id']}")
+    page.wait_for_selector("#online[data-online=false]")
+    text = page.text_content("main") or ""
+    for word in ("Spela eller blockera", "Inte online nu", "Parti till", "Rankat", "Utmana",
+                 "Blockera"):
+        assert word in text, (word, text)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    axe(page, axe_source, "a player's page in Swedish, phone")
+    page.click("#block")
+    page.get_by_text("Blockerad.").wait_for()
+    page.click("#unblock")
+    page.get_by_text("Blockeringen är hävd.").wait_for()
