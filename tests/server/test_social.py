@@ -49,6 +49,12 @@ def of_type(kind: str, challenge_id: str | None = None, ref: str | None = None) 
         f["type"] == kind and (challenge_id is None or f["challenge"]["id"] == challenge_id))
 
 
+def expect(client: Client, until: Any, timeout: float = 15.0) -> Any:
+    """The next frame of ``client`` matching ``until``, watched for from this call on
+    (``Client.next_frame`` starts watching only when awaited); await the result."""
+    return asyncio.wait_for(client._expect(until), timeout)
+
+
 async def challenge(client: Client, to: dict[str, str], **extra: Any) -> dict[str, Any]:
     return await client.request({"type": "challenge", "to": to["id"], **extra},
                                 of_type("challenge_sent", ref="challenge"))
@@ -84,13 +90,13 @@ async def test_challenges_across_two_processes(two_processes: list[ProcessServer
         assert await online(a.http, bob_p) is True  # Bob is on process B; asked on A
 
         # A challenge from Ann on A reaches Bob on B at once; he accepts; both sit.
-        received = bob.next_frame(of_type("challenge_received"))
+        received = expect(bob, of_type("challenge_received"))
         sent = await challenge(ann, bob_p, options={"players": 2, "target": 61})
         challenge_id = sent["challenge"]["id"]
         got = await received
         assert got["challenge"]["id"] == challenge_id
         assert got["challenge"]["challenger"] == {"id": ann_p["id"], "name": "Ann"}
-        ann_told = ann.next_frame(of_type("challenge_accepted", challenge_id))
+        ann_told = expect(ann, of_type("challenge_accepted", challenge_id))
         accepted = await answer(bob, challenge_id, "accept")
         assert accepted["seat"] == 1
         told = await ann_told
@@ -107,7 +113,7 @@ async def test_challenges_across_two_processes(two_processes: list[ProcessServer
 
         # Bob challenges Ann; she declines; Bob is told.
         sent = await challenge(bob, ann_p)
-        bob_told = bob.next_frame(of_type("challenge_declined", sent["challenge"]["id"]))
+        bob_told = expect(bob, of_type("challenge_declined", sent["challenge"]["id"]))
         await ann.wait_until(lambda c: any(
             f["type"] == "challenge_received" and f["challenge"]["id"] == sent["challenge"]["id"]
             for f in c.frames))
@@ -118,8 +124,8 @@ async def test_challenges_across_two_processes(two_processes: list[ProcessServer
         sent = await challenge(ann, bob_p)
         cid = sent["challenge"]["id"]
         expired = await asyncio.gather(
-            ann.next_frame(of_type("challenge_expired", cid), timeout=15),
-            bob.next_frame(of_type("challenge_expired", cid), timeout=15))
+            expect(ann, of_type("challenge_expired", cid)),
+            expect(bob, of_type("challenge_expired", cid)))
         assert {e["challenge"]["status"] for e in expired} == {"expired"}
         with pytest.raises(ClientError) as err:
             await answer(bob, cid, "accept")
@@ -274,17 +280,17 @@ async def test_challenges_and_online_on_a_redis_cluster(tmp_path: Any) -> None:
         bob = await Client.connect(b.ws, name="Bob", player=bob_p)
         try:
             assert await online(a.http, bob_p) is True
-            received = bob.next_frame(of_type("challenge_received"))
+            received = expect(bob, of_type("challenge_received"))
             sent = await challenge(ann, bob_p)
             assert (await received)["challenge"]["id"] == sent["challenge"]["id"]
-            ann_told = ann.next_frame(of_type("challenge_accepted", sent["challenge"]["id"]))
+            ann_told = expect(ann, of_type("challenge_accepted", sent["challenge"]["id"]))
             accepted = await answer(bob, sent["challenge"]["id"], "accept")
             assert (await ann_told)["room"] == accepted["room"]
             await ann.join(accepted["room"], 0)
             await bob.join(accepted["room"], 1)
             await bob.wait_until(lambda c: c.status == "playing")
             sent = await challenge(bob, ann_p)
-            told = bob.next_frame(of_type("challenge_declined", sent["challenge"]["id"]))
+            told = expect(bob, of_type("challenge_declined", sent["challenge"]["id"]))
             await ann.wait_until(lambda c: any(
                 f["type"] == "challenge_received"
                 and f["challenge"]["id"] == sent["challenge"]["id"] for f in c.frames))
