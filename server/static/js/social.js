@@ -123,7 +123,11 @@ function onFrame(frame) {
       } else if (frame.ref === "challenge_answer") {
         state.notes = [{ id: frame.code, text: codeText(frame.code) }];
       } else if (frame.ref === "hello") {
-        state.ws?.close();
+        // A player the server does not know (deleted, or another server's): no challenges
+        // on this page; player.js makes a new one on the next visit.
+        const ws = state.ws;
+        state.ws = null;
+        ws?.close();
       }
       break;
     default:
