@@ -235,9 +235,17 @@ async def test_memory_mode_and_the_limits(make_server: Any, tmp_path: Any) -> No
             missing = await http.put(f"{url}/{'b' * 16}", headers=auth(ann_p))
             assert missing.status_code == 404
             assert missing.json()["error"]["code"] == "player_not_found"
-            for _ in range(2):  # idempotent
-                assert (await http.put(f"{url}/{cy_p['id']}", headers=auth(ann_p))
-                        ).status_code == 200
+            # Cy's pending challenge to Ann is declined when she blocks him.
+            cy = await Client.connect(server.ws, name="Cy", player=cy_p)
+            try:
+                pending = await challenge(cy, ann_p)
+                declined = expect(cy, of_type("challenge_declined", pending["challenge"]["id"]))
+                for _ in range(2):  # idempotent
+                    assert (await http.put(f"{url}/{cy_p['id']}", headers=auth(ann_p))
+                            ).status_code == 200
+                assert (await declined)["challenge"]["status"] == "declined"
+            finally:
+                await cy.close()
             assert len((await http.get(url, headers=auth(ann_p))).json()["blocks"]) == 1
             export = (await http.get(f"{server.http}/api/players/me/export",
                                      headers=auth(ann_p))).json()
