@@ -132,6 +132,15 @@ REPLIES: dict[str, tuple[list[str], str]] = {
         "No answer frame of its own: the `lobby_update` frames stop (`error` only "
         "`hello_required` before `hello`).",
     ),
+    "ChallengeRequest": (
+        ["ChallengeSent", "Error"],
+        "`challenge_sent`; `error` `player_required`, `bad_challenge`, `bad_options`, "
+        "`player_not_found`, `player_blocked`, `challenge_refused`, `too_many_challenges`, "
+        "`too_many_address_challenges`, `too_many_pending_challenges`."),
+    "ChallengeAnswer": (
+        ["ChallengeAccepted", "ChallengeDeclined", "Error"],
+        "`challenge_accepted` or `challenge_declined`; `error` `challenge_not_found`, "
+        "`challenge_closed` (then the challenge's frame as it is)."),
 }
 """Client message model -> (the server messages that answer it, how)."""
 
@@ -166,6 +175,15 @@ SENT: dict[str, str] = {
         "removed since the last `lobby` or `lobby_update` (about half a second of changes "
         "in one frame)."
     ),
+    "ChallengeSent": "Answers `challenge`; also to a player's new connection, per pending "
+    "challenge of theirs.",
+    "ChallengeReceived": "Unasked: a challenge to this connection's player (at once, on any "
+    "process; to a new connection, per pending one).",
+    "ChallengeAccepted": "Answers `challenge_answer` accept; unasked to both players' "
+    "connections.",
+    "ChallengeDeclined": "Answers `challenge_answer` decline; unasked to both players' "
+    "connections (also after a block).",
+    "ChallengeExpired": "Unasked: a challenge expired unanswered (to both players).",
 }
 """Server message model -> when it is sent."""
 

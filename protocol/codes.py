@@ -79,6 +79,42 @@ PASSKEY_MEANINGS: dict[str, str] = {
 }
 """Codes of the passkey routes (``server.passkeys``)."""
 
+SOCIAL_MEANINGS: dict[str, str] = {
+    "bad_challenge": "a challenge to oneself: challenge another player",
+    "challenge_refused": (
+        "the challenged player blocked you: they take no challenges from you (whether "
+        "they are online is not told)"
+    ),
+    "player_blocked": "you blocked this player: unblock them to challenge them",
+    "challenge_not_found": (
+        "no such challenge to this connection's player (unknown, not theirs to answer, or "
+        "no longer kept)"
+    ),
+    "challenge_closed": (
+        "the challenge was already accepted, declined or has expired; nothing changed "
+        "(the frame about it was sent again)"
+    ),
+    "too_many_challenges": (
+        "this player made challenges_per_minute challenges in the last minute; wait "
+        "retry_after seconds"
+    ),
+    "too_many_address_challenges": (
+        "this address made address_challenges_per_minute challenges in the last minute; "
+        "wait retry_after seconds"
+    ),
+    "too_many_pending_challenges": (
+        "this player has max_pending_challenges challenges waiting for an answer; wait for "
+        "one to be answered or to expire"
+    ),
+    "seat_blocked": (
+        "a player at this table blocked you, or you blocked one of them: you may watch "
+        "but not sit (a seat you already hold stays yours)"
+    ),
+    "bad_block": "HTTP only (400): a player cannot block themself",
+    "too_many_blocks": "HTTP only (409): the player has blocked max_blocks players already",
+}
+"""Codes of challenges, blocks and online now (issue 20; ``server.social``)."""
+
 SERVER_MEANINGS: dict[str, str] = {
     "hello_required": "a message other than hello or ping before hello",
     "already_welcomed": "a second hello on the same connection",
@@ -195,7 +231,10 @@ SERVER_MEANINGS: dict[str, str] = {
         "more room summaries than room_reads_per_minute allows; nothing was read; wait "
         "retry_after seconds"
     ),
-    "player_not_found": "HTTP only (404): no player has that id",
+    "player_not_found": (
+        "no player has that id (HTTP 404; on the WebSocket: a challenge to nobody, or to a "
+        "deleted player)"
+    ),
     "player_deleted": (
         "HTTP only (410): the player deleted themself; their profile and history are gone "
         "(their seats in other players' games show as a deleted player)"
@@ -277,6 +316,7 @@ SERVER_MEANINGS: dict[str, str] = {
         "partnerships=true|false, language=en|da|sv, rated=true|false; nothing was read"
     ),
     **PASSKEY_MEANINGS,
+    **SOCIAL_MEANINGS,
 }
 """Codes the server itself sends (room service, sessions, HTTP)."""
 
@@ -303,7 +343,10 @@ ERROR_CODES: tuple[str, ...] = (
     "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
     "request_id_reused", "bad_player", "database_unavailable", "player_required",
     "rated_options", "rated_turn_clock", "too_many_lobby_subscriptions",
-    "too_many_player_lobby_subscriptions",
+    "too_many_player_lobby_subscriptions", "bad_challenge", "challenge_refused",
+    "player_blocked", "challenge_not_found", "challenge_closed", "too_many_challenges",
+    "too_many_address_challenges", "too_many_pending_challenges", "seat_blocked",
+    "player_not_found",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -326,7 +369,7 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "too_many_history_reads", "rated_options", "rated_turn_clock",
     "too_many_leaderboard_reads", "bad_table_kind", "bad_around_player",
     "too_many_lobby_reads", "bad_lobby_filter",
-    *PASSKEY_MEANINGS,
+    *PASSKEY_MEANINGS, "bad_block", "too_many_blocks",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

@@ -318,6 +318,9 @@ class PlayerProfile(_Model):
     player: str = Field(description="the player's public id")
     name: str | None = Field(description="display name (null: none chosen)")
     private: bool = Field(description="only the player sees it (this answer went to them)")
+    online: bool | None = Field(
+        default=None, description="the player holds a connection to the server now (issue "
+        "20: \"online now\"); null when the server cannot tell")
     statistics: PlayerStatistics
 
 
@@ -448,3 +451,26 @@ class PlayerExportBody(_Model):
                                  "transports, aaguid, backed_up, created_at, last_used_at")
     games: list[dict] = Field(description="each archived game the player sat in: "
                               "{game: games row, seat: the player's game_seats row}")
+    blocks: list[dict] = Field(default_factory=list, description="the players this player "
+                               "blocked (issue 20): blocked_id, created_at")
+
+
+class BlockedPlayer(_Model):
+    """A player this player blocked (issue 20)."""
+
+    player: str = Field(pattern=PLAYER_ID)
+    name: str | None = Field(description="their name (null: none chosen, or deleted)")
+    blocked_at: str = Field(description="ISO 8601, UTC.")
+
+
+class BlocksBody(_Model):
+    """``GET /api/players/me/blocks``: the players this player blocked, newest first."""
+
+    blocks: list[BlockedPlayer]
+
+
+class BlockBody(_Model):
+    """``PUT /api/players/me/blocks/{player}``: the block is there."""
+
+    player: str = Field(pattern=PLAYER_ID)
+    blocked: Literal[True]

@@ -409,9 +409,41 @@ class Ping(_Model):
     nonce: Nonce | None = Field(default=None, union_mode="left_to_right")
 
 
+PlayerId = Annotated[str, Field(pattern=r"^[a-z2-7]{16}$")]
+"""A player's public id."""
+
+ChallengeId = Annotated[str, Field(pattern=r"^[a-z2-7]{16}$")]
+"""A challenge's id."""
+
+
+class ChallengeRequest(_Model):
+    """Challenge another player to a table of two (docs/protocol.md, "Challenges, blocks
+    and online now"); only a connection whose ``hello`` presented a player may. The answer
+    is ``challenge_sent``; the challenged player's connections get ``challenge_received``
+    at once, and their new connections while it is pending. ``options.players`` must be 2
+    (``bad_options``). ``request_id`` (optional) makes it safe to repeat: the same id from
+    the same player gives the same challenge."""
+
+    type: Literal["challenge"]
+    to: PlayerId = Field(description="the challenged player's id")
+    options: GameOptionsModel = Field(default_factory=GameOptionsModel)
+    room: RoomSettingsModel = Field(default_factory=RoomSettingsModel)
+    request_id: str | None = Field(default=None, pattern=REQUEST_ID_PATTERN)
+
+
+class ChallengeAnswer(_Model):
+    """The challenged player accepts or declines a pending challenge. On ``accept`` the
+    server makes the room and both players get ``challenge_accepted`` (then each sits with
+    the ordinary ``join``); on ``decline`` both get ``challenge_declined``."""
+
+    type: Literal["challenge_answer"]
+    id: ChallengeId
+    answer: Literal["accept", "decline"]
+
+
 ClientMessage = Annotated[
     Hello | CreateRoom | Join | Act | Resync | Leave | Ping | SetComputer | HintRequest
-    | HistoryRequest | LobbySubscribe | LobbyUnsubscribe,
+    | HistoryRequest | LobbySubscribe | LobbyUnsubscribe | ChallengeRequest | ChallengeAnswer,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -747,9 +779,73 @@ class History(_Model):
     public: bool = False
 
 
+class ChallengePlayer(_Model):
+    """A side of a challenge."""
+
+    id: str = Field(description="the player's public id")
+    name: str | None = Field(description="the player's name then (null: none chosen)")
+
+
+class ChallengeInfo(_Model):
+    """A challenge as the server keeps it (times in Unix seconds)."""
+
+    id: str
+    challenger: ChallengePlayer
+    challenged: ChallengePlayer
+    options: dict[str, Any] = Field(description="the game options asked for")
+    room: dict[str, Any] = Field(description="the room settings asked for")
+    created: float
+    expires: float = Field(description="a pending challenge expires then")
+    status: Literal["pending", "accepted", "declined", "expired"]
+    room_id: str | None = Field(default=None, description="the room, once accepted")
+    answered: float | None = Field(default=None)
+
+
+class ChallengeSent(_Model):
+    """Answer to ``challenge`` (and, to a player's new connections, each challenge of
+    theirs still pending)."""
+
+    type: Literal["challenge_sent"]
+    challenge: ChallengeInfo
+
+
+class ChallengeReceived(_Model):
+    """A challenge to this connection's player, pending (at once when made; to a new
+    connection, each still pending)."""
+
+    type: Literal["challenge_received"]
+    challenge: ChallengeInfo
+
+
+class ChallengeAccepted(_Model):
+    """A challenge was accepted: ``room`` is made; this player's seat is ``seat``
+    (challenger 0, challenged 1): sit there with ``join``. Sent to both players'
+    connections (and again to a new connection while the challenge is kept)."""
+
+    type: Literal["challenge_accepted"]
+    challenge: ChallengeInfo
+    room: str
+    seat: int = Field(ge=0, le=1)
+
+
+class ChallengeDeclined(_Model):
+    """A challenge was declined (sent to both players' connections)."""
+
+    type: Literal["challenge_declined"]
+    challenge: ChallengeInfo
+
+
+class ChallengeExpired(_Model):
+    """A challenge expired unanswered (sent to both players' connections)."""
+
+    type: Literal["challenge_expired"]
+    challenge: ChallengeInfo
+
+
 ServerMessage = Annotated[
     Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong
-    | Hint | History | Lobby | LobbyUpdate,
+    | Hint | History | Lobby | LobbyUpdate | ChallengeSent | ChallengeReceived
+    | ChallengeAccepted | ChallengeDeclined | ChallengeExpired,
     Field(discriminator="type"),
 ]
 """Any message the server may send."""
@@ -762,6 +858,6 @@ SERVER_ADAPTER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 
 CLIENT_TYPES = frozenset(
     ["hello", "create_room", "join", "act", "resync", "leave", "ping", "set_computer", "hint",
-     "history", "lobby_subscribe", "lobby_unsubscribe"]
+     "history", "lobby_subscribe", "lobby_unsubscribe", "challenge", "challenge_answer"]
 )
 """The ``type`` values of client messages."""

@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import lobby, openapi_players, ratings
+from . import lobby, openapi_players, openapi_social, ratings
 from .codes import HttpErrorCode
 from .generated import write_or_check
 from .http import (
@@ -75,6 +75,7 @@ NAMED: dict[str, Any] = {
     "Health": Health,
     "Readiness": Readiness,
     **openapi_players.NAMED,
+    **openapi_social.NAMED,
     **PASSKEY_NAMED,
     **ratings.NAMED,
     **lobby.NAMED,
@@ -146,6 +147,7 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
 }
 """Error responses: name -> (status, description, the codes it may carry)."""
 ERRORS.update(openapi_players.ERRORS)
+ERRORS.update(openapi_social.ERRORS)
 ERRORS.update(ratings.ERRORS)
 ERRORS.update(lobby.ERRORS)
 
@@ -308,6 +310,7 @@ def build_document() -> dict[str, Any]:
             }
         },
         **openapi_players.paths(_json, _errors),
+        **openapi_social.paths(_json, _errors),
         **passkey_paths(_json, _errors, ("BadPlayer",)),
         "/api/players/{player}": {
             "get": {

@@ -83,6 +83,9 @@ from .ratings.http import ROUTES as RATING_ROUTES
 from .rooms import GameFactory, RoomError, RoomService
 from .session import Session
 from .settings import Settings
+from .social.build import build_social
+from .social.http import ROUTES as SOCIAL_ROUTES
+from .social.service import SocialService
 from .store.base import (
     OutcomeUnknown,
     RoomStore,
@@ -128,6 +131,7 @@ class Services:
     players: PlayerStore | None = None
     passkeys: PasskeyStore | None = None
     lobby: Lobby | None = None
+    social: SocialService | None = None
 
 
 @dataclass(frozen=True)
@@ -183,11 +187,14 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     broker: Broker
     budgets: Budgets | None = None
     lobby_index: LobbyIndex
+    client: Any = None  # the Redis (or cluster) client, for server.social
+    cluster_keys: ClusterKeys | None = None
     if settings.redis_url and settings.redis_cluster:
         cluster = redis_cluster_client(settings)
         budgets = RedisBudgets(cluster, settings.key_prefix)
         lobby_index = RedisLobbyIndex(cluster, settings.key_prefix)
         keys = ClusterKeys(settings.key_prefix, settings.redis_cluster_buckets)
+        client, cluster_keys = cluster, keys
         broker = ShardedRedisBroker(cluster, keys.channel, settings.redis_timeout_seconds)
         store = ClusterRedisStore(
             cluster, settings.key_prefix, settings.room_ttl_seconds,
@@ -196,6 +203,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         )
     elif settings.redis_url:
         redis = redis_client(settings)
+        client = redis
         budgets = RedisBudgets(redis, settings.key_prefix)
         lobby_index = RedisLobbyIndex(redis, settings.key_prefix)
         broker = RedisBroker(redis, settings.key_prefix)
@@ -242,6 +250,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         settings.max_inflight_actions, settings.action_queue_seconds,
         settings.max_waiting_actions, settings.overload_lag_seconds,
     )
+    services.social = build_social(settings, broker, service, services.players, database,
+                                   services.limits, client, cluster_keys)
     app.state.services = services
     if gc_policy is not None:
         gc_policy.start()
@@ -251,11 +261,13 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.upkeep.start()
     services.metrics.start()
     services.actions.start()
+    services.social.start()
     try:
         yield {"services": services}
     finally:
         if gc_policy is not None:
             await gc_policy.stop()
+        await services.social.stop()
         await services.actions.stop()
         await services.metrics.stop()
         await services.upkeep.stop()
@@ -354,6 +366,7 @@ async def _serve(
         services.actions,
         players=services.players,
         lobby=services.lobby,
+        social=services.social,
     )
     services.metrics.connections += 1
     try:
@@ -567,6 +580,7 @@ ROUTES = [
     Route("/api/games/{game}", archived_game, methods=["GET"]),
     *PASSKEY_ROUTES,
     *PLAYER_ROUTES,
+    *SOCIAL_ROUTES,
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics, methods=["GET"]),

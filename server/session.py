@@ -40,6 +40,7 @@ from .metrics import Metrics
 from .overload import ActionGate
 from .rooms import RoomError, RoomService, hash_token
 from .settings import Settings
+from .social.handlers import on_challenge, on_challenge_answer
 from .store.base import OutcomeUnknown, RoomRecord, StoreError, StoreUnavailable
 from .views import VersionData, redact
 from .wsguard import PREPARED_SEND
@@ -97,8 +98,12 @@ class Session:
         actions: ActionGate | None = None,
         players: Any = None,
         lobby: Any = None,
+        social: Any = None,
     ) -> None:
         self.ws = websocket
+        self.social = social
+        """The process's ``server.social.service.SocialService`` (challenges, blocks, online
+        now), or None."""
         self.players = players
         self.lobby = lobby
         """The process's ``server.lobby.service.Lobby`` (None: lobby_subscribe is refused
@@ -290,6 +295,9 @@ class Session:
                 self.lobby.unsubscribe(self)
             with contextlib.suppress(Exception):
                 await self._leave_room()
+            if self.social is not None and self.player is not None:
+                with contextlib.suppress(Exception):
+                    await self.social.disconnected(self)
             self._queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer, 1.0)
@@ -412,6 +420,8 @@ class Session:
         self._watch_idle()
         self.send(frames.welcome(self.codec.encoding, self.player_token, self.name,
                                  self.settings.max_frame_bytes, self.player))
+        if self.social is not None and self.player is not None:
+            await self.social.connected(self)  # online now; its open challenges
 
     async def _authenticate(self, player_id: str, secret: str) -> Any:
         """The player of ``hello.player``, or None after answering ``error bad_player`` (or
@@ -601,6 +611,8 @@ class Session:
         owned = (self.service.tokens.derive(
             f"player-seat|{message.room}|{message.seat}|{self.player}".encode())
             if self.player is not None and message.seat is not None else None)
+        if message.seat is not None and self.player is not None and self.social is not None:
+            await self.social.check_seat(message.room, self.player)  # seat_blocked
         presence = self.service.presence
         watching = message.seat is None and presence is not None
         if watching and not await presence.watch(
@@ -850,5 +862,7 @@ HANDLERS: dict[str, Callable[[Session, Any], Awaitable[None]]] = {
     "leave": Session._leave,
     "lobby_subscribe": Session._lobby_subscribe,
     "lobby_unsubscribe": Session._lobby_unsubscribe,
+    "challenge": on_challenge,
+    "challenge_answer": on_challenge_answer,
 }
 """The handler of each client message type (one table for every session)."""

@@ -293,6 +293,27 @@ class Settings(BaseSettings):
         30, ge=0, description="wrong link codes one client address may enter per hour (POST "
         "/api/players/link; 0: no limit); past it every try gets 429 too_many_code_tries"
     )
+    challenge_seconds: float = Field(
+        60.0, ge=5, le=3600, description="how long a challenge waits for its answer before "
+        "it expires (challenge_expired)"
+    )
+    challenges_per_minute: int = Field(
+        10, ge=0, description="challenges one player may make per minute (all at once at "
+        "most, then one every 6 s; 0: no limit); more get too_many_challenges. Counted "
+        "across processes with Redis"
+    )
+    address_challenges_per_minute: int = Field(
+        20, ge=0, description="challenges one client address may make per minute, whatever "
+        "the players (0: no limit); more get too_many_address_challenges"
+    )
+    max_pending_challenges: int = Field(
+        3, ge=0, description="challenges one player may have waiting for an answer at once "
+        "(0: no limit); more get too_many_pending_challenges"
+    )
+    max_blocks: int = Field(
+        500, ge=0, description="players one player may block (0: no limit); more get 409 "
+        "too_many_blocks"
+    )
     link_code_tries: int = Field(
         5, ge=1, description="wrong tries one link code survives: the one that reaches this "
         "kills the code (too_many_tries)"

@@ -36,6 +36,9 @@ compares the two.
   0006): a match of best of N as of its latest archived game (``games.match_id`` points at
   it), a player's rating per table kind, one row per player per rated game or match, and the
   leaderboards' players per shown number (``server.ratings``; ``server.ratings.counts``).
+* ``player_blocks`` (issue 20; migration 0007): who blocked whom (``server.social.blocks``):
+  a blocked player cannot challenge the blocker, is never matched with them and cannot sit
+  at a table where they sit.
 * ``game_logs``: the room's log of the game, every entry in order (what caused each version
   and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
 """
@@ -373,6 +376,18 @@ rating_board_counts = Table(
     "same transaction, so a rank is a sum over these rows (server.ratings.counts)",
 )
 
+player_blocks = Table(
+    "player_blocks",
+    metadata,
+    Column("blocker_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           primary_key=True, comment="the player who blocked"),
+    Column("blocked_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           primary_key=True, comment="the player blocked"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    comment="who blocked whom (issue 20 point 3; server.social.blocks); migration 0007",
+)
+Index("ix_player_blocks_blocked", player_blocks.c.blocked_id, player_blocks.c.blocker_id)
+
 TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals,
           game_logs, player_passkeys, passkey_challenges, matches, ratings, rating_history,
-          rating_board_counts)
+          rating_board_counts, player_blocks)

@@ -84,6 +84,19 @@ async def _player(request: Request) -> tuple[dict[str, Any] | None, Response | N
     return dict(row), None
 
 
+async def _online(request: Request, player_id: str) -> bool | None:
+    """Whether the player is online now (``server.social.online``); None when the store
+    cannot tell."""
+    social = getattr(request.state.services, "social", None)
+    if social is None:
+        return None
+    try:
+        return await social.online.is_online(player_id)
+    except Exception as exc:  # noqa: BLE001 (the profile is shown without it)
+        log.warning("online not read: %s", exc)
+        return None
+
+
 def _database_down(exc: Exception) -> Response:
     log.warning("history read failed: %s", exc)
     return _error(503, "database_unavailable", "the database cannot be reached; try again")
@@ -99,12 +112,14 @@ async def profile(request: Request) -> Response:
             return refused
         assert row is not None
         stats = await player_statistics(request.state.services.database, row["id"])
+        online = await _online(request, row["id"])
     except ApiError:
         raise
     except Exception as exc:  # noqa: BLE001 (the database failed)
         return _database_down(exc)
     return JSONResponse({"player": row["id"], "name": row["name"],
-                         "private": bool(row["private"]), "statistics": stats})
+                         "private": bool(row["private"]), "online": online,
+                         "statistics": stats})
 
 
 async def games_page(request: Request) -> Response:

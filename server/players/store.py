@@ -41,6 +41,7 @@ from ..database.schema import (
     game_seats,
     games,
     passkey_challenges,
+    player_blocks,
     player_credentials,
     player_link_codes,
     player_passkeys,
@@ -368,6 +369,10 @@ class PlayerStore:
                 passkey_challenges.c.player_id == player_id))
             await conn.execute(update(game_seats).where(
                 game_seats.c.player_id == player_id).values(name=None))
+            # its blocks, made by it or of it (issue 20): the row is kept, so no cascade
+            await conn.execute(delete(player_blocks).where(
+                (player_blocks.c.blocker_id == player_id)
+                | (player_blocks.c.blocked_id == player_id)))
             # its ratings and their history (issue 19): off the leaderboards with the name,
             # and out of the boards' counts (server.ratings.counts: the rating rows are
             # locked first, in table kind order, then the count rows)
@@ -386,7 +391,8 @@ class PlayerStore:
         the game's row.
 
         Returns:
-            ``{"player", "credentials", "link_codes", "passkeys", "games"}`` (a passkey's
+            ``{"player", "credentials", "link_codes", "passkeys", "games", "blocks"}``
+            (a passkey's
             public key in base64url) (datetimes as ISO 8601
             text), or None (no such player).
         """
@@ -408,6 +414,10 @@ class PlayerStore:
             passkeys = (await conn.execute(
                 select(player_passkeys).where(player_passkeys.c.player_id == player_id)
                 .order_by(player_passkeys.c.created_at))).all()
+            blocks = (await conn.execute(
+                select(player_blocks.c.blocked_id, player_blocks.c.created_at)
+                .where(player_blocks.c.blocker_id == player_id)
+                .order_by(player_blocks.c.created_at))).all()
             seats = (await conn.execute(
                 select(game_seats).where(game_seats.c.player_id == player_id)
                 .order_by(game_seats.c.ended_at, game_seats.c.game_id))).all()
@@ -428,6 +438,7 @@ class PlayerStore:
                  "seat": _jsonable(dict(s._mapping))}
                 for s in seats if s._mapping["game_id"] in game_rows
             ],
+            "blocks": [_jsonable(dict(b._mapping)) for b in blocks],
         }
 
     # -- one-time link codes -----------------------------------------------------------

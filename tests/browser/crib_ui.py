@@ -21,10 +21,13 @@ ALL_CARDS = [r + s for r in "A23456789TJQK" for s in "CDHS"]
 
 def watch_frames(page: Any, *, sent: bool = False) -> list[dict[str, Any]]:
     """Record every JSON frame the page receives (or, with ``sent``, sends) on its
-    WebSockets: to check for rejects, or what the page asked for."""
+    WebSockets but the challenges connection every page holds (``social.js``,
+    ``/ws?for=challenges``): to check for rejects, or what the page asked for."""
     frames: list[dict[str, Any]] = []
 
     def on_ws(ws: Any) -> None:
+        if "for=challenges" in ws.url:
+            return
         def on_frame(payload: Any) -> None:
             try:
                 frames.append(json.loads(payload))

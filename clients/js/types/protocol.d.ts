@@ -17,7 +17,9 @@ export type ClientMessage =
   | HintRequest
   | HistoryRequest
   | LobbySubscribe
-  | LobbyUnsubscribe;
+  | LobbyUnsubscribe
+  | ChallengeRequest
+  | ChallengeAnswer;
 export type ServerMessage =
   | Welcome
   | RoomCreated
@@ -32,7 +34,12 @@ export type ServerMessage =
   | Hint
   | History
   | Lobby
-  | LobbyUpdate;
+  | LobbyUpdate
+  | ChallengeSent
+  | ChallengeReceived
+  | ChallengeAccepted
+  | ChallengeDeclined
+  | ChallengeExpired;
 
 /**
  * First message of a connection: who is there.
@@ -327,6 +334,34 @@ export interface LobbySubscribe {
  */
 export interface LobbyUnsubscribe {
   type: "lobby_unsubscribe";
+}
+/**
+ * Challenge another player to a table of two (docs/protocol.md, "Challenges, blocks
+ * and online now"); only a connection whose ``hello`` presented a player may. The answer
+ * is ``challenge_sent``; the challenged player's connections get ``challenge_received``
+ * at once, and their new connections while it is pending. ``options.players`` must be 2
+ * (``bad_options``). ``request_id`` (optional) makes it safe to repeat: the same id from
+ * the same player gives the same challenge.
+ */
+export interface ChallengeRequest {
+  type: "challenge";
+  /**
+   * the challenged player's id
+   */
+  to: string;
+  options?: GameOptionsModel;
+  room?: RoomSettingsModel;
+  request_id?: string | null;
+}
+/**
+ * The challenged player accepts or declines a pending challenge. On ``accept`` the
+ * server makes the room and both players get ``challenge_accepted`` (then each sits with
+ * the ordinary ``join``); on ``decline`` both get ``challenge_declined``.
+ */
+export interface ChallengeAnswer {
+  type: "challenge_answer";
+  id: string;
+  answer: "accept" | "decline";
 }
 /**
  * Answer to ``hello``: the player token to keep (and give back in later ``hello``).
@@ -1520,6 +1555,16 @@ export interface Error {
     | "rated_turn_clock"
     | "too_many_lobby_subscriptions"
     | "too_many_player_lobby_subscriptions"
+    | "bad_challenge"
+    | "challenge_refused"
+    | "player_blocked"
+    | "challenge_not_found"
+    | "challenge_closed"
+    | "too_many_challenges"
+    | "too_many_address_challenges"
+    | "too_many_pending_challenges"
+    | "seat_blocked"
+    | "player_not_found"
   ) &
     string;
   message: string;
@@ -1740,4 +1785,89 @@ export interface LobbyUpdate {
   added?: LobbyTable[];
   changed?: LobbyTable[];
   removed?: string[];
+}
+/**
+ * Answer to ``challenge`` (and, to a player's new connections, each challenge of
+ * theirs still pending).
+ */
+export interface ChallengeSent {
+  type: "challenge_sent";
+  challenge: ChallengeInfo;
+}
+/**
+ * A challenge as the server keeps it (times in Unix seconds).
+ */
+export interface ChallengeInfo {
+  id: string;
+  challenger: ChallengePlayer;
+  challenged: ChallengePlayer;
+  /**
+   * the game options asked for
+   */
+  options: {
+    [k: string]: unknown;
+  };
+  /**
+   * the room settings asked for
+   */
+  room: {
+    [k: string]: unknown;
+  };
+  created: number;
+  /**
+   * a pending challenge expires then
+   */
+  expires: number;
+  status: "pending" | "accepted" | "declined" | "expired";
+  /**
+   * the room, once accepted
+   */
+  room_id?: string | null;
+  answered?: number | null;
+}
+/**
+ * A side of a challenge.
+ */
+export interface ChallengePlayer {
+  /**
+   * the player's public id
+   */
+  id: string;
+  /**
+   * the player's name then (null: none chosen)
+   */
+  name: string | null;
+}
+/**
+ * A challenge to this connection's player, pending (at once when made; to a new
+ * connection, each still pending).
+ */
+export interface ChallengeReceived {
+  type: "challenge_received";
+  challenge: ChallengeInfo;
+}
+/**
+ * A challenge was accepted: ``room`` is made; this player's seat is ``seat``
+ * (challenger 0, challenged 1): sit there with ``join``. Sent to both players'
+ * connections (and again to a new connection while the challenge is kept).
+ */
+export interface ChallengeAccepted {
+  type: "challenge_accepted";
+  challenge: ChallengeInfo;
+  room: string;
+  seat: number;
+}
+/**
+ * A challenge was declined (sent to both players' connections).
+ */
+export interface ChallengeDeclined {
+  type: "challenge_declined";
+  challenge: ChallengeInfo;
+}
+/**
+ * A challenge expired unanswered (sent to both players' connections).
+ */
+export interface ChallengeExpired {
+  type: "challenge_expired";
+  challenge: ChallengeInfo;
 }

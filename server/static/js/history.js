@@ -2,11 +2,13 @@
 // linking to its replay; and the archived game's replay (/replay/<game>), fed from
 // GET /api/games/{id}, whose every deal is checked in this browser (dealcheck.js) before the
 // verdict is shown. Everything read comes from the HTTP API (docs/protocol.md "HTTP").
-import { describeOptions } from "./describe.js";
 import { verifyGame } from "./dealcheck.js";
 import { h } from "./dom.js";
 import { formatNumber, formatTime, t } from "./i18n.js";
 import { ratingsPanel } from "./leaderboard.js";
+import { api, loadPlayer } from "./player.js";
+import { codeText, describeOptions } from "./describe.js";
+import { sendChallenge } from "./social.js";
 import { replayPanel } from "./replay.js";
 import { FORMAT, FORMAT_VERSION, ReplayError, checkReplay } from "./replaycheck.js";
 
@@ -141,15 +143,88 @@ function gamesPanel(state, more) {
     state.next ? h("button", { type: "button", id: "games-more", "data-key": "games-more", onclick: more }, t("history.more")) : null);
 }
 
+
+// ---------------------------------------------------------------------- social ------
+/** Challenge and block (issue 20): on another player's page, a challenge form (target,
+ * rated), Block / Unblock and whether they are online now; on the player's own page, a
+ * Challenge button for each recent opponent (from the games listed). */
+function socialPanel(state, playerId, draw) {
+  const me = loadPlayer();
+  if (!me) return null;
+  const say = (text) => { state.social.message = text; draw(); };
+  const challenge = async (to, target, rated) => {
+    say(t("social.sending"));
+    try {
+      await sendChallenge(to, { players: 2, target }, rated ? { rated: true } : {});
+      say(t("social.sent"));
+    } catch (err) {
+      say(codeText(err.code));
+    }
+  };
+  const status = h("p", { id: "challenge-status", role: "status", class: "muted" }, state.social.message || "");
+  if (me.id === playerId) {
+    const seen = new Map();
+    for (const g of state.games) {
+      for (const s of g.seats) {
+        if (s.player && !s.deleted && s.player !== me.id && !seen.has(s.player)) seen.set(s.player, s);
+      }
+    }
+    const opponents = [...seen.values()].slice(0, 5);
+    if (!opponents.length) return null;
+    return h("section", { class: "panel profile-social", "aria-labelledby": "social-h" },
+      h("h2", { id: "social-h" }, t("social.opponents")),
+      h("ul", { class: "opponents" }, opponents.map((s) => h("li", { "data-player": s.player },
+        h("a", { href: `/p/${encodeURIComponent(s.player)}` }, seatName(s)),
+        h("button", { type: "button", "data-key": `challenge-${s.player}`,
+          "aria-label": t("social.challenge_name", { name: seatName(s) }),
+          onclick: () => challenge(s.player, 121, false) }, t("social.challenge"))))),
+      status);
+  }
+  const block = async (on) => {
+    try {
+      await api(on ? "PUT" : "DELETE", `/api/players/me/blocks/${encodeURIComponent(playerId)}`);
+      state.social.blocked = on;
+      say(t(on ? "social.blocked" : "social.unblocked"));
+    } catch (err) {
+      say(codeText(err.code));
+    }
+  };
+  const online = state.profile.online;
+  const form = h("form", { id: "challenge-form", onsubmit: (e) => {
+    e.preventDefault();
+    const data = new FormData(e.target);
+    challenge(playerId, Number(data.get("target")), data.get("rated") === "on");
+  } },
+  h("label", {}, t("social.target"),
+    h("select", { name: "target", id: "challenge-target", "data-key": "challenge-target" },
+      h("option", { value: "121" }, t("options.to", { n: 121 })),
+      h("option", { value: "61" }, t("options.to", { n: 61 })))),
+  h("label", { class: "inline" },
+    h("input", { type: "checkbox", name: "rated", id: "challenge-rated", "data-key": "challenge-rated" }),
+    t("social.rated")),
+  h("button", { type: "submit", class: "primary", id: "challenge-send", "data-key": "challenge-send" }, t("social.challenge")));
+  return h("section", { class: "panel profile-social", "aria-labelledby": "social-h" },
+    h("h2", { id: "social-h" }, t("social.title")),
+    online === null || online === undefined ? null
+      : h("p", { id: "online", "data-online": String(online) }, t(online ? "social.online" : "social.offline")),
+    state.social.blocked
+      ? [h("p", { class: "muted" }, t("social.blocked_note")),
+        h("button", { type: "button", id: "unblock", "data-key": "unblock", onclick: () => block(false) }, t("social.unblock"))]
+      : [form, h("button", { type: "button", id: "block", "data-key": "block", onclick: () => block(true) }, t("social.block"))],
+    status);
+}
+
 /** The /p/<player> page. Returns its draw function (called again on a language change). */
 export function profilePage(root, playerId, { topBar, render }) {
-  const state = { profile: null, ratings: null, games: [], next: null, error: null, loading: true };
+  const state = { profile: null, ratings: null, games: [], next: null, error: null, loading: true,
+    social: { blocked: false, message: "" } };
   const base = `/api/players/${encodeURIComponent(playerId)}`;
   const draw = () => {
     let body;
     if (state.loading) body = h("p", { class: "muted" }, t("common.loading"));
     else if (state.error) body = h("p", { class: "error profile-error", role: "alert", "data-code": state.error }, t(`profile.error_${state.error}`));
-    else body = [state.ratings ? ratingsPanel(state.ratings) : null, statsPanel(state.profile.statistics), gamesPanel(state, more)];
+    else body = [socialPanel(state, playerId, draw), state.ratings ? ratingsPanel(state.ratings) : null,
+      statsPanel(state.profile.statistics), gamesPanel(state, more)];
     const title = state.profile ? (state.profile.name || t("history.no_name")) : t("profile.page_title");
     document.title = `${title} — ${t("chrome.brand")}`;
     render(root, h("div", {}, topBar(),
@@ -179,6 +254,15 @@ export function profilePage(root, playerId, { topBar, render }) {
     try {
       const [profile, page] = [await getJson(base), await getJson(`${base}/games`)];
       const ratings = await getJson(`${base}/ratings`);
+      const me = loadPlayer();
+      if (me && me.id !== playerId) {
+        try {
+          const { blocks } = await api("GET", "/api/players/me/blocks");
+          state.social.blocked = blocks.some((b) => b.player === playerId);
+        } catch {
+          // shown as not blocked; Block says what the server says
+        }
+      }
       Object.assign(state, { profile, ratings, games: page.games, next: page.next, loading: false });
       draw();
     } catch (err) {

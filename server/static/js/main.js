@@ -4,7 +4,8 @@
 // "/replay/<game>" an archived game, its deals verified,
 // "/you" the player's own page and "/link/<code>" a one-time code's link (you.js). The
 // language's catalogue is loaded first (i18n.js); then, but on a code's link, the player
-// this browser is (player.js: made on the first visit), whom a language switch is told.
+// this browser is (player.js: made on the first visit), whom a language switch is told, and
+// the page's challenges connection (social.js).
 import { startPage } from "./create.js";
 import { replaceKeepingFocus } from "./dom.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
@@ -15,6 +16,7 @@ import { ensurePlayer, saveLanguage } from "./player.js";
 import { replayFilePage } from "./replay.js";
 import { roomPage } from "./room.js";
 import { rulesPage } from "./rules.js";
+import { startSocial } from "./social.js";
 import { linkPage, youPage } from "./you.js";
 
 await initI18n();
@@ -28,6 +30,8 @@ onLanguageChange(saveLanguage);
 const path = location.pathname;
 const link = path.match(/^\/link\/([A-Za-z0-9_-]{1,40})\/?$/);
 if (!link && !/^\/you\/?$/.test(path)) await ensurePlayer(); // /you makes its own
+// Challenges reach the player on every page but a code's link (social.js).
+if (!link) startSocial();
 const room = path.match(/^\/r\/([A-Za-z0-9_-]{4,32})\/?$/);
 const rules = path.match(/^\/rules(?:\/([^/]+))?\/?$/);
 const player = path.match(/^\/p\/([A-Za-z0-9_-]{1,32})\/?$/);

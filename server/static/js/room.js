@@ -35,8 +35,10 @@ const DEFAULT_ANSWER_WINDOW = 15;
 const TOO_LATE = new Set([
   "stale_answer", "nothing_to_answer", "already_answered", "wrong_phase", "not_an_opponent", "game_over",
 ]);
-/** Join errors after which the stored seat is not ours any more. */
-const SEAT_LOST = new Set(["seat_taken", "bad_token", "bad_seat", "already_seated"]);
+/** Join errors after which the stored seat is not ours any more (seat_blocked: a block
+ * between this player and one at the table, docs/protocol.md "Challenges, blocks and online
+ * now": back to the lobby, where watching is still open). */
+const SEAT_LOST = new Set(["seat_taken", "bad_token", "bad_seat", "already_seated", "seat_blocked"]);
 /** Join errors about the name (docs/protocol.md "Seat names"): choose another, then sit. */
 const NAME_REFUSED = new Set(["bad_name", "name_taken"]);
 /** Seconds left under which a turn clock is said aloud once, and drawn urgent. */

@@ -36,3 +36,10 @@ export function updateRoom(roomId, changes) {
   write(`room.${roomId}`, record);
   return record;
 }
+
+/** Ids of accepted challenges whose table this browser went to (social.js). */
+export const loadSeen = () => {
+  const seen = read("challenges_seen", []);
+  return Array.isArray(seen) ? seen : [];
+};
+export const saveSeen = (ids) => write("challenges_seen", ids);
