@@ -195,6 +195,26 @@ SERVER_MEANINGS: dict[str, str] = {
         "more room summaries than room_reads_per_minute allows; nothing was read; wait "
         "retry_after seconds"
     ),
+    "queue_needs_player": (
+        "queue_join from a connection without a player: quick match is for players only "
+        "(say hello with hello.player); nothing changed"
+    ),
+    "not_queued": (
+        "queue_accept_computer from a connection that is not waiting in a queue"
+    ),
+    "no_computer_offer": (
+        "queue_accept_computer before the computer is offered (queue_status.computer_offer, "
+        "after queue_computer_offer_seconds of waiting); the wait goes on"
+    ),
+    "too_many_queue_joins": (
+        "this player joined queues more often than queue_joins_per_minute allows (counted "
+        "over every server process); nothing changed; wait retry_after seconds"
+    ),
+    "too_many_address_queue_joins": (
+        "this client address joined queues more often than "
+        "queue_joins_per_minute_per_address allows (counted over every server process); "
+        "nothing changed; wait retry_after seconds"
+    ),
     "player_not_found": "HTTP only (404): no player has that id",
     "player_deleted": (
         "HTTP only (410): the player deleted themself; their profile and history are gone "
@@ -282,7 +302,8 @@ ERROR_CODES: tuple[str, ...] = (
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
     "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
     "request_id_reused", "bad_player", "database_unavailable", "player_required",
-    "rated_options", "rated_turn_clock",
+    "rated_options", "rated_turn_clock", "queue_needs_player", "not_queued",
+    "no_computer_offer", "too_many_queue_joins", "too_many_address_queue_joins",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""

@@ -65,6 +65,9 @@ from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
 from .history.http import ROUTES as HISTORY_ROUTES
 from .limits import AddressLimits, client_address, http_protocol, retry_after_header
+from .matchmaking.matcher import Matchmaker
+from .matchmaking.ratings import rating_reader
+from .matchmaking.store import queue_store
 from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
@@ -123,6 +126,7 @@ class Services:
     archive: ArchiveReader | None = None
     players: PlayerStore | None = None
     passkeys: PasskeyStore | None = None
+    matchmaking: Matchmaker | None = None
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.archive = ArchiveReader(database)
     services.players = PlayerStore(database)
     services.passkeys = PasskeyStore(database)
+    services.matchmaking = Matchmaker(
+        queue_store(store, settings.key_prefix, service.clock), service, settings,
+        ratings=rating_reader(database))
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
@@ -240,11 +247,13 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.upkeep.start()
     services.metrics.start()
     services.actions.start()
+    services.matchmaking.start()
     try:
         yield {"services": services}
     finally:
         if gc_policy is not None:
             await gc_policy.stop()
+        await services.matchmaking.stop()
         await services.actions.stop()
         await services.metrics.stop()
         await services.upkeep.stop()
@@ -342,6 +351,7 @@ async def _serve(
         services.actions,
         players=services.players,
     )
+    session.matchmaking = services.matchmaking
     services.metrics.connections += 1
     try:
         await session.run()

@@ -35,6 +35,7 @@ from . import frames
 from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
 from .limits import AddressLimits, FrameBucket
+from .matchmaking import handlers as queue_handlers
 from .metrics import Metrics
 from .overload import ActionGate
 from .rooms import RoomError, RoomService, hash_token
@@ -99,6 +100,8 @@ class Session:
         self.ws = websocket
         self.players = players
         """The process's ``server.players.PlayerStore`` (None: hello.player is refused)."""
+        self.matchmaking: Any = None
+        """The process's ``server.matchmaking.matcher.Matchmaker`` (None: no quick match)."""
         self.player: str | None = None
         """The id of the player this connection's hello presented (authenticated)."""
         self.actions = actions if actions is not None and actions.enabled else None
@@ -279,6 +282,9 @@ class Session:
                 self._timer.cancel()
                 self._timer = None
             self.state = SessionState.CLOSING
+            if self.matchmaking is not None:
+                with contextlib.suppress(Exception):
+                    await self.matchmaking.disconnected(self)
             with contextlib.suppress(Exception):
                 await self._leave_room()
             self._queue.put_nowait(None)
@@ -821,5 +827,8 @@ HANDLERS: dict[str, Callable[[Session, Any], Awaitable[None]]] = {
     "resync": Session._resync,
     "history": Session._history,
     "leave": Session._leave,
+    "queue_join": queue_handlers.queue_join,
+    "queue_leave": queue_handlers.queue_leave,
+    "queue_accept_computer": queue_handlers.queue_accept_computer,
 }
 """The handler of each client message type (one table for every session)."""

@@ -1,0 +1,20 @@
+-- One process's poll: renew its heartbeat, take the results of its players' matches,
+-- read its players' entries and its queues' counts.
+-- KEYS[1] owners, KEYS[2] entries, KEYS[3] counts, KEYS[4..] matched:<ticket> (one per
+-- ticket asked about).
+-- ARGV[1] owner, ARGV[2] now (ms), ARGV[3] n players, ARGV[4..3+n] players, then queues.
+-- Returns {results (per ticket: the result JSON, {"pending": id}, or nil), entries (per player), counts (per queue)}.
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local results = {}
+for k = 4, #KEYS do
+  local v = redis.call('GET', KEYS[k])
+  -- a result is taken once; the marker of a match whose room is not ready stays
+  if v and string.sub(v, 1, 10) ~= '{"pending"' then redis.call('DEL', KEYS[k]) end
+  results[k - 3] = v
+end
+local n = tonumber(ARGV[3])
+local entries = {}
+if n > 0 then entries = redis.call('HMGET', KEYS[2], unpack(ARGV, 4, 3 + n)) end
+local counts = {}
+if #ARGV > 3 + n then counts = redis.call('HMGET', KEYS[3], unpack(ARGV, 4 + n, #ARGV)) end
+return {results, entries, counts}
