@@ -167,7 +167,17 @@ class Matchmaker:
         entry = Entry(player=player, queue=table.key, ticket=secrets.token_hex(8),
                       name=session.name or "Player", rating=rating, joined=now,
                       owner=self.owner)
-        old = await self.store.join(entry, now)
+        old, placed = await self.store.join(entry, now)
+        if placed is not None:
+            # A match of this player's was made that no connection of theirs heard of
+            # (theirs went first): this connection is told of it, not queued again.
+            entry = Entry(player=player, queue=table.key, ticket=placed, name=entry.name,
+                          rating=rating, joined=now, owner=self.owner)
+            waiter = Waiter(session, entry, table)
+            self.waiters[placed] = waiter
+            self.by_session[id(session)] = placed
+            await self.poll()
+            return waiter
         waiter = Waiter(session, entry, table)
         self.waiters[entry.ticket] = waiter
         self.by_session[id(session)] = entry.ticket
@@ -202,7 +212,8 @@ class Matchmaker:
             self._forget(waiter)
             session.send(queue_left(waiter, "cancelled"))
             return "left"
-        poll = await self.store.poll(self.owner, self.clock(), [entry.ticket], [], [])
+        poll = await self.store.poll(self.owner, self.clock(), [entry.ticket],
+                                     [entry.player], [])
         result = poll.results.get(entry.ticket)
         if result is None:
             self._forget(waiter)
@@ -493,7 +504,8 @@ def queue_left(waiter: Waiter, reason: str) -> dict[str, Any]:
 
 def matched_frame(waiter: Waiter, result: dict[str, Any], base_url: str) -> dict[str, Any]:
     """The ``matched`` frame of a result."""
-    return frames.matched(result["queue"], waiter.table.to_dict(), result["room"],
+    return frames.matched(result["queue"], Table.from_key(result["queue"]).to_dict(),
+                          result["room"],
                           result["seat"], result["seat_token"],
                           f"{base_url}/r/{result['room']}", result["match"],
                           result["players"], bool(result.get("computer")))

@@ -15,8 +15,10 @@ Keys (``<prefix>mm:{mm}:...``):
 * ``counts``: hash queue -> players waiting in it;
 * ``owners``: hash owner (a server process's id) -> its last heartbeat (ms);
 * ``pending``: hash match id -> plan JSON (recorded, room not ready yet);
-* ``matched:<ticket>``: a player's result (JSON), kept ``result_ms`` until their process
-  takes it;
+* ``matched:<ticket>``: a player's result (JSON; ``{"pending": match id}`` while the room
+  is being made), kept 10 minutes or until their process takes it;
+* ``placed``: hash player -> the ticket of their last recorded match (a player who queues
+  again before their result was taken is given that match, never a second one);
 * ``lease``: the owner that may match now (``PX``).
 
 Errors: :class:`server.store.base.StoreUnavailable` / ``OutcomeUnknown`` as the room store
@@ -93,8 +95,10 @@ class QueueStore(ABC):
     """The queues (see the module docstring). Times are Unix seconds."""
 
     @abstractmethod
-    async def join(self, entry: Entry, now: float) -> Entry | None:
-        """Put ``entry`` in its queue, replacing the player's entry anywhere (returned)."""
+    async def join(self, entry: Entry, now: float) -> tuple[Entry | None, str | None]:
+        """Put ``entry`` in its queue, replacing the player's entry anywhere: ``(the
+        replaced entry, None)``; or, when a match of the player's was recorded whose
+        result no process took yet, nothing is queued: ``(None, that match's ticket)``."""
 
     @abstractmethod
     async def leave(self, pairs: list[tuple[str, str]]) -> int:
@@ -104,7 +108,7 @@ class QueueStore(ABC):
     async def poll(self, owner: str, now: float, tickets: list[str], players: list[str],
                    queues: list[str]) -> Poll:
         """Renew ``owner``'s heartbeat; take the results of ``tickets``; read ``players``'
-        tickets and ``queues``' counts."""
+        tickets (the k-th player is the k-th ticket's) and ``queues``' counts."""
 
     @abstractmethod
     async def snapshot(self) -> Snapshot:
@@ -146,12 +150,19 @@ class MemoryQueueStore(QueueStore):
         self.pending: dict[str, dict[str, Any]] = {}
         self.results: dict[str, tuple[float, dict[str, Any]]] = {}
         self.holder: tuple[str, float] | None = None
+        self.placed: dict[str, str] = {}
 
-    async def join(self, entry: Entry, now: float) -> Entry | None:
+    async def join(self, entry: Entry, now: float) -> tuple[Entry | None, str | None]:
+        placed = self.placed.get(entry.player)
+        if placed is not None:
+            got = self.results.get(placed)
+            if got is not None and got[0] > now:
+                return None, placed
+            del self.placed[entry.player]
         self.owners[entry.owner] = now
         old = self.entries.get(entry.player)
         self.entries[entry.player] = entry
-        return old
+        return old, None
 
     def _drop(self, player: str, ticket: str) -> bool:
         cur = self.entries.get(player)
@@ -167,12 +178,14 @@ class MemoryQueueStore(QueueStore):
                    queues: list[str]) -> Poll:
         self.owners[owner] = now
         out = Poll()
-        for t in tickets:
+        for i, t in enumerate(tickets):
             got = self.results.get(t)
             if got is not None and got[0] > now:
                 out.results[t] = got[1]
                 if "pending" not in got[1]:
                     del self.results[t]
+                    if i < len(players) and self.placed.get(players[i]) == t:
+                        del self.placed[players[i]]
         for p in players:
             e = self.entries.get(p)
             out.entries[p] = e.ticket if e is not None else None
@@ -215,6 +228,7 @@ class MemoryQueueStore(QueueStore):
                 for s in seats:
                     self._drop(s["player"], s["ticket"])
                     self.results[s["ticket"]] = (self.clock() + keep, {"pending": plan["id"]})
+                    self.placed[s["player"]] = s["ticket"]
                 self.pending[plan["id"]] = plan
                 claimed.append(plan["id"])
         return claimed
@@ -255,14 +269,16 @@ class RedisQueueStore(QueueStore):
         self.k_pending = base + "pending"
         self.k_lease = base + "lease"
         self.k_matched = base + "matched:"
+        self.k_placed = base + "placed"
         self._s = {n: AsyncScript(self.redis, _lua(f"{n}.lua"))
                    for n in ("join", "leave", "poll", "lease", "claim", "done")}
 
-    async def join(self, entry: Entry, now: float) -> Entry | None:
-        old = await self.store._write(
-            self._s["join"], [self.k_entries, self.k_counts, self.k_owners],
+    async def join(self, entry: Entry, now: float) -> tuple[Entry | None, str | None]:
+        old, placed = await self.store._write(
+            self._s["join"],
+            [self.k_entries, self.k_counts, self.k_owners, self.k_placed, self.k_matched],
             [entry.player, entry.to_json(), entry.queue, entry.owner, int(now * 1000)])
-        return Entry.from_json(entry.player, old) if old else None
+        return (Entry.from_json(entry.player, old) if old else None), (placed or None)
 
     async def leave(self, pairs: list[tuple[str, str]]) -> int:
         if not pairs:
@@ -273,7 +289,7 @@ class RedisQueueStore(QueueStore):
 
     async def poll(self, owner: str, now: float, tickets: list[str], players: list[str],
                    queues: list[str]) -> Poll:
-        keys = [self.k_owners, self.k_entries, self.k_counts,
+        keys = [self.k_owners, self.k_entries, self.k_counts, self.k_placed,
                 *(self.k_matched + t for t in tickets)]
         results, entries, counts = await self.store._write(
             self._s["poll"], keys, [owner, int(now * 1000), len(players), *players, *queues])
@@ -307,7 +323,7 @@ class RedisQueueStore(QueueStore):
         got = await self.store._write(
             self._s["claim"],
             [self.k_entries, self.k_counts, self.k_pending, self.k_owners, self.k_lease,
-             *(self.k_matched + s["ticket"] for p in plans for s in p["seats"])],
+             self.k_placed, *(self.k_matched + s["ticket"] for p in plans for s in p["seats"])],
             [owner, max(1, int(keep * 1000)), json.dumps([list(s) for s in stale]),
              json.dumps(forget), *(json.dumps(p, separators=(",", ":")) for p in plans)],
             durable=True)

@@ -1,8 +1,16 @@
--- Put a player in a queue (replacing any entry of theirs, in any queue: one at a time).
+-- Put a player in a queue (replacing any entry of theirs, in any queue: one at a time),
+-- unless a match of theirs was recorded and its result never taken (their connection
+-- went before hearing of it): then nothing is queued and that match's ticket is returned.
 -- KEYS[1] entries (hash player -> entry JSON), KEYS[2] counts (hash queue -> players),
--- KEYS[3] owners (hash owner -> heartbeat ms).
+-- KEYS[3] owners (hash owner -> heartbeat ms), KEYS[4] placed (hash player -> ticket of
+-- their last recorded match), KEYS[5] key prefix of results (matched:).
 -- ARGV[1] player, ARGV[2] entry JSON, ARGV[3] queue, ARGV[4] owner, ARGV[5] now (ms).
--- Returns the replaced entry's JSON, or nil.
+-- Returns {replaced entry JSON or false, ticket of an untaken match or false}.
+local placed = redis.call('HGET', KEYS[4], ARGV[1])
+if placed then
+  if redis.call('EXISTS', KEYS[5] .. placed) == 1 then return {false, placed} end
+  redis.call('HDEL', KEYS[4], ARGV[1])
+end
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old then
   local q = cjson.decode(old)['q']
@@ -11,4 +19,4 @@ end
 redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
-return old
+return {old or false, false}
