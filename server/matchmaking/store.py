@@ -16,7 +16,8 @@ Keys (``<prefix>mm:{mm}:...``):
 * ``owners``: hash owner (a server process's id) -> its last heartbeat (ms);
 * ``pending``: hash match id -> plan JSON (recorded, room not ready yet);
 * ``matched:<ticket>``: a player's result (JSON; ``{"pending": match id}`` while the room
-  is being made), kept 10 minutes or until their process takes it;
+  is being made), kept 10 minutes or until their process takes it, then
+  :data:`TAKEN_KEEP` seconds more marked taken;
 * ``placed``: hash player -> the ticket of their last recorded match (a player who queues
   again before their result was taken is given that match, never a second one);
 * ``lease``: the owner that may match now (``PX``).
@@ -37,6 +38,10 @@ from redis.commands.core import AsyncScript
 
 TAG = "{mm}"
 """The hash tag of every quick-match key."""
+
+TAKEN_KEEP = 30.0
+"""Seconds a taken result stays (marked taken): a player who queues again within them (their
+connection went as ``matched`` was sent) is given the same match again, not a second."""
 
 
 @dataclass(frozen=True)
@@ -178,14 +183,12 @@ class MemoryQueueStore(QueueStore):
                    queues: list[str]) -> Poll:
         self.owners[owner] = now
         out = Poll()
-        for i, t in enumerate(tickets):
+        for t in tickets:
             got = self.results.get(t)
             if got is not None and got[0] > now:
-                out.results[t] = got[1]
-                if "pending" not in got[1]:
-                    del self.results[t]
-                    if i < len(players) and self.placed.get(players[i]) == t:
-                        del self.placed[players[i]]
+                out.results[t] = {k: v for k, v in got[1].items() if k != "taken"}
+                if "pending" not in got[1] and "taken" not in got[1]:
+                    self.results[t] = (now + TAKEN_KEEP, {**got[1], "taken": 1})
         for p in players:
             e = self.entries.get(p)
             out.entries[p] = e.ticket if e is not None else None
@@ -292,11 +295,14 @@ class RedisQueueStore(QueueStore):
         keys = [self.k_owners, self.k_entries, self.k_counts, self.k_placed,
                 *(self.k_matched + t for t in tickets)]
         results, entries, counts = await self.store._write(
-            self._s["poll"], keys, [owner, int(now * 1000), len(players), *players, *queues])
+            self._s["poll"], keys,
+            [owner, int(now * 1000), len(players), *players, *queues, int(TAKEN_KEEP * 1000)])
         out = Poll()
         for t, r in zip(tickets, results or [], strict=False):
             if r:
-                out.results[t] = json.loads(r)
+                result = json.loads(r)
+                result.pop("taken", None)
+                out.results[t] = result
         for p, e in zip(players, entries or [], strict=False):
             out.entries[p] = json.loads(e)["t"] if e else None
         for q, c in zip(queues, counts or [], strict=False):

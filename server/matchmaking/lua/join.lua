@@ -1,6 +1,7 @@
 -- Put a player in a queue (replacing any entry of theirs, in any queue: one at a time),
--- unless a match of theirs was recorded and its result never taken (their connection
--- went before hearing of it): then nothing is queued and that match's ticket is returned.
+-- unless a match of theirs was recorded and its result not taken, or taken moments ago
+-- (their connection went before hearing of it, or as it was sent): then nothing is queued
+-- and that match's ticket is returned.
 -- KEYS[1] entries (hash player -> entry JSON), KEYS[2] counts (hash queue -> players),
 -- KEYS[3] owners (hash owner -> heartbeat ms), KEYS[4] placed (hash player -> ticket of
 -- their last recorded match), KEYS[5] key prefix of results (matched:).
