@@ -121,6 +121,22 @@ REPLIES: dict[str, tuple[list[str], str]] = {
     "HistoryRequest": (["History", "Error"], "`history`; `error` `not_joined`."),
     "Leave": (["Left", "Error"], "`left`; `error` `not_joined`."),
     "Ping": (["Pong", "Error"], "`pong` with the same `nonce` (also before `hello`)."),
+    "QueueJoin": (
+        ["QueueStatus", "Matched", "Error"],
+        "`queue_status` (then more of them every few seconds, and `matched` when the table "
+        "is complete); `matched` at once when a match of the player's was made that none "
+        "of their connections heard of; `error` `queue_needs_player`, `bad_options`, "
+        "`rated_options`, `too_many_queue_joins`, `too_many_address_queue_joins` (or a "
+        "store code).",
+    ),
+    "QueueLeave": (
+        ["QueueLeft", "Matched", "Error"],
+        "`queue_left` `cancelled`; `matched` when the match was already made.",
+    ),
+    "QueueAcceptComputer": (
+        ["Matched", "Error"],
+        "`matched` with `computer` true; `error` `not_queued`, `no_computer_offer`.",
+    ),
 }
 """Client message model -> (the server messages that answer it, how)."""
 
@@ -149,6 +165,14 @@ SENT: dict[str, str] = {
     "Pong": "Answers `ping`.",
     "Hint": "Answers `hint`.",
     "History": "Answers `history`.",
+    "QueueStatus": "Answers `queue_join`; then unasked every few seconds while waiting.",
+    "QueueLeft": (
+        "Answers `queue_leave`; also unasked when a wait ends without a table (`replaced`, "
+        "`expired`, `failed`)."
+    ),
+    "Matched": (
+        "Unasked while waiting: the table is complete (or answers `queue_accept_computer`)."
+    ),
 }
 """Server message model -> when it is sent."""
 
