@@ -141,6 +141,10 @@ export interface ClientEventMap {
   presence: P.Presence;
   hint: P.Hint;
   history: P.History;
+  /** Quick match: how a wait stands, its end without a table, the table found. */
+  queue_status: P.QueueStatus;
+  queue_left: P.QueueLeft;
+  matched: P.Matched;
   room_created: P.RoomCreated;
   pong: P.Pong;
   /** A final `ack` of an act of this client. */
@@ -288,6 +292,13 @@ export declare class CribbageClient {
     room: string; game: number; first: number; versions: P.MissedVersion[]; public: boolean;
   }>;
   setComputer(seat: number, level: "easy" | "standard", creatorToken: string, room?: string): Promise<void>;
+  /** Quick match: wait for a table (events `queue_status`, `matched`, `queue_left`); needs a
+   * connection that said hello with a player. Whether it was sent. */
+  queueJoin(table?: P.QueueTable): boolean;
+  /** Stop waiting (`queue_left`, or `matched` when too late). */
+  queueLeave(): boolean;
+  /** Take the computer offer (`queue_status.computer_offer`): answered by `matched`. */
+  queueAcceptComputer(): boolean;
   /** Ask for a fresh snapshot. */
   resync(): void;
   ping(): Promise<P.Pong>;
