@@ -9,9 +9,10 @@ Two parts:
   first; then every one sends ``queue_join`` at once (the mix of tables of
   ``tests/server/quickmatch_crowd.py``: 2 players, 2 rated, 3, 4 and 4 in partnerships),
   so the queues hold all of them (a ``queue_join`` answered ``store_unavailable`` — the
-  process's Redis pool busy with the burst — is sent again, as a client does). Per player: the time from sending ``queue_join`` to
-  receiving ``matched`` (the room made and every seat taken), p50/p99/max, and the whole
-  crowd's time. Then ``--rounds`` more crowds for the spread.
+  process's Redis pool busy with the burst — is sent again, as a client does). Per
+  player: the time from sending ``queue_join`` to receiving ``matched`` (the room made
+  and every seat taken), p50/p99/max, and the whole crowd's time; ``--rounds`` crowds
+  in all, for the spread.
 * **The matching function alone** (``server.matchmaking.matching.group``, the CPU the
   lease holder spends per round): 2,000 waiting players of one queue with ratings drawn
   normal around 1000 (sd 200) and waits up to 30 s, CPU (process time) per call and per
