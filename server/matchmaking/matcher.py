@@ -34,7 +34,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,18 +103,25 @@ class Matchmaker:
         settings: the ``queue_*`` settings.
         ratings: ``async (player, table kind) -> mu | None`` (None: no rating; the default
             reads nothing: everybody is a newcomer).
-        blocked: ``blocked(a, b)`` (default: nobody is blocked); the lead wires the block
-            store in by setting :attr:`blocked`.
+        blocked: ``blocked(a, b)`` (default: nobody is blocked); the block store is wired
+            in by setting :attr:`blocked` (a synchronous check) or :attr:`blocks` (a batch
+            read, below).
+        blocks: ``async (players) -> {(a, b), ...}``: the blocks among a round's waiting
+            players (``a`` blocked ``b``), read once per matching round (None: none read);
+            a failure skips the round (nobody is matched without their blocks known).
     """
 
     def __init__(self, store: QueueStore, service: Any, settings: Any,
                  ratings: Callable[[str, str], Any] | None = None,
-                 blocked: Blocked = matching.never_blocked) -> None:
+                 blocked: Blocked = matching.never_blocked,
+                 blocks: Callable[[list[str]], Awaitable[set[tuple[str, str]]]] | None = None,
+                 ) -> None:
         self.store = store
         self.service = service
         self.settings = settings
         self.ratings = ratings
         self.blocked: Blocked = blocked
+        self.blocks = blocks
         self.owner = secrets.token_hex(6)
         self.waiters: dict[str, Waiter] = {}
         """ticket -> the waiting connection."""
@@ -344,6 +351,19 @@ class Matchmaker:
         for e in snap.entries:
             if e.owner in live_owners:
                 queues.setdefault(e.queue, []).append(e)
+        blocked = self.blocked
+        if self.blocks is not None and queues:
+            try:
+                pairs = await self.blocks(sorted({e.player for es in queues.values()
+                                                  for e in es}))
+            except Exception as exc:
+                log.warning("quick match: blocks not read (%s); no matching this round", exc)
+                return 0
+            check = self.blocked
+
+            def blocked(a: str, b: str) -> bool:
+                return (a, b) in pairs or check(a, b)
+
         plans: list[dict[str, Any]] = []
         started = time.process_time()
         for key, entries in queues.items():
@@ -354,7 +374,7 @@ class Matchmaker:
             by_player = {e.player: e for e in entries}
             tables = matching.group(
                 [Waiting(e.player, e.rating, e.joined) for e in entries], table.players,
-                now, self.blocked)
+                now, blocked)
             self.stats.grouped_players += len(entries)
             for seated in tables:
                 plans.append({

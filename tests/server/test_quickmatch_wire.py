@@ -35,8 +35,12 @@ async def frame(c: Client, kind: str, timeout: float = 10, **fields) -> dict:
 
 
 async def play_now(c: Client, table: dict | None = None) -> dict:
+    """Send ``queue_join``; its answer (``queue_status`` or ``error``)."""
+    answer = asyncio.ensure_future(
+        c.next_frame(lambda f: f["type"] in ("queue_status", "error")))
+    await asyncio.sleep(0)  # the wait is registered before the frame goes
     await c.send({"type": "queue_join", "table": table or {}})
-    return await c.next_frame(lambda f: f["type"] in ("queue_status", "error"))
+    return await answer
 
 
 @pytest.mark.parametrize("redis", [False, True], ids=["memory", "redis"])
@@ -151,3 +155,35 @@ async def test_queue_joins_are_limited_per_player_and_per_address(make_server) -
     finally:
         for c in made:
             await c.close()
+
+
+async def test_blocked_players_are_not_matched_together(make_server) -> None:
+    server = make_server(redis=True)
+    services = server.server.config.app.state.services
+    made = []
+    try:
+        ann, bob, cid = [await new_player(server, n) for n in ("Ann", "Bob", "Cid")]
+        blocked = {(ann["id"], bob["id"])}
+
+        async def blocks(players: list[str]) -> set[tuple[str, str]]:
+            return {pair for pair in blocked if set(pair) <= set(players)}
+
+        services.matchmaking.blocks = blocks
+        a = await Client.connect(server.ws, name="Ann", player=ann)
+        b = await Client.connect(server.ws, name="Bob", player=bob)
+        made += [a, b]
+        await play_now(a)
+        await play_now(b)
+        await asyncio.sleep(1.5)  # three rounds of matching: Ann blocked Bob
+        assert not frames_of(a, "matched") and not frames_of(b, "matched")
+        c = await Client.connect(server.ws, name="Cid", player=cid)
+        made.append(c)
+        await play_now(c)
+        mc = await frame(c, "matched")
+        partner = await frame(a, "matched")
+        assert mc["room"] == partner["room"]
+        assert not frames_of(b, "matched")
+    finally:
+        services.matchmaking.blocks = None
+        for cl in made:
+            await cl.close()
