@@ -1,7 +1,7 @@
 """2,000 simulated players queue for mixed tables across two server processes on Redis
 (issue 20, "Tests and figures"): every player matched exactly once, nobody in two rooms,
-every room complete; and the same on the suite's local Redis Cluster. (With one process
-killed with -9 mid-way: test_quickmatch_kill.py.)"""
+every room complete. (With one process killed with -9 mid-way: test_quickmatch_kill.py;
+on the suite's local Redis Cluster: test_quickmatch_cluster.py.)"""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import asyncio
 import time
 from pathlib import Path
 
-import pytest
-from crib_cluster import LocalCluster
 from crib_wire import ProcessServer
 from quickmatch_crowd import (
     SERVER_ENV,
@@ -25,10 +23,7 @@ from quickmatch_crowd import (
 )
 from redis.asyncio import Redis
 
-from server.app import redis_cluster_client
 from server.database import database_url
-from server.settings import Settings
-from server.store.cluster import ClusterRedisStore
 from server.store.redis import RedisStore
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -116,27 +111,3 @@ async def test_2000_players_are_each_matched_once(redis_prefix: str, tmp_path: P
         for s in servers:
             s.stop()
     assert time.monotonic() - started < 90
-
-
-@pytest.fixture
-def cluster(tmp_path: Path):
-    c = LocalCluster(tmp_path / "cluster")
-    try:
-        c.start()
-        yield c
-    finally:
-        c.stop()
-
-
-async def test_2000_players_are_each_matched_once_on_a_redis_cluster(
-        cluster: LocalCluster, tmp_path: Path) -> None:
-    prefix = "qm:"
-    servers = start_servers(cluster.url, prefix, tmp_path, CRIBBAGE_REDIS_CLUSTER="1")
-    client = redis_cluster_client(Settings(redis_url=cluster.url, redis_cluster=True))
-    try:
-        found = await crowd(servers, ClusterRedisStore(client, prefix), tmp_path, False)
-        assert found["rooms"] == 775
-    finally:
-        await client.aclose()
-        for s in servers:
-            s.stop()
