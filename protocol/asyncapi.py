@@ -141,6 +141,22 @@ REPLIES: dict[str, tuple[list[str], str]] = {
         ["ChallengeAccepted", "ChallengeDeclined", "Error"],
         "`challenge_accepted` or `challenge_declined`; `error` `challenge_not_found`, "
         "`challenge_closed` (then the challenge's frame as it is)."),
+    "QueueJoin": (
+        ["QueueStatus", "Matched", "Error"],
+        "`queue_status` (then more of them every few seconds, and `matched` when the table "
+        "is complete); `matched` at once when a match of the player's was made that none "
+        "of their connections heard of; `error` `queue_needs_player`, `bad_options`, "
+        "`rated_options`, `too_many_queue_joins`, `too_many_address_queue_joins` (or a "
+        "store code).",
+    ),
+    "QueueLeave": (
+        ["QueueLeft", "Matched", "Error"],
+        "`queue_left` `cancelled`; `matched` when the match was already made.",
+    ),
+    "QueueAcceptComputer": (
+        ["Matched", "Error"],
+        "`matched` with `computer` true; `error` `not_queued`, `no_computer_offer`.",
+    ),
 }
 """Client message model -> (the server messages that answer it, how)."""
 
@@ -184,6 +200,14 @@ SENT: dict[str, str] = {
     "ChallengeDeclined": "Answers `challenge_answer` decline; unasked to both players' "
     "connections (also after a block).",
     "ChallengeExpired": "Unasked: a challenge expired unanswered (to both players).",
+    "QueueStatus": "Answers `queue_join`; then unasked every few seconds while waiting.",
+    "QueueLeft": (
+        "Answers `queue_leave`; also unasked when a wait ends without a table (`replaced`, "
+        "`expired`, `failed`)."
+    ),
+    "Matched": (
+        "Unasked while waiting: the table is complete (or answers `queue_accept_computer`)."
+    ),
 }
 """Server message model -> when it is sent."""
 

@@ -235,6 +235,26 @@ SERVER_MEANINGS: dict[str, str] = {
         "no player has that id (HTTP 404; on the WebSocket: a challenge to nobody, or to a "
         "deleted player)"
     ),
+    "queue_needs_player": (
+        "queue_join from a connection without a player: quick match is for players only "
+        "(say hello with hello.player); nothing changed"
+    ),
+    "not_queued": (
+        "queue_accept_computer from a connection that is not waiting in a queue"
+    ),
+    "no_computer_offer": (
+        "queue_accept_computer before the computer is offered (queue_status.computer_offer, "
+        "after queue_computer_offer_seconds of waiting); the wait goes on"
+    ),
+    "too_many_queue_joins": (
+        "this player joined queues more often than queue_joins_per_minute allows (counted "
+        "over every server process); nothing changed; wait retry_after seconds"
+    ),
+    "too_many_address_queue_joins": (
+        "this client address joined queues more often than "
+        "queue_joins_per_minute_per_address allows (counted over every server process); "
+        "nothing changed; wait retry_after seconds"
+    ),
     "player_deleted": (
         "HTTP only (410): the player deleted themself; their profile and history are gone "
         "(their seats in other players' games show as a deleted player)"
@@ -346,7 +366,8 @@ ERROR_CODES: tuple[str, ...] = (
     "too_many_player_lobby_subscriptions", "bad_challenge", "challenge_refused",
     "player_blocked", "challenge_not_found", "challenge_closed", "too_many_challenges",
     "too_many_address_challenges", "too_many_pending_challenges", "seat_blocked",
-    "player_not_found",
+    "player_not_found", "queue_needs_player", "not_queued",
+    "no_computer_offer", "too_many_queue_joins", "too_many_address_queue_joins",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""

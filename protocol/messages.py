@@ -439,11 +439,53 @@ class ChallengeAnswer(_Model):
     type: Literal["challenge_answer"]
     id: ChallengeId
     answer: Literal["accept", "decline"]
+class QueueTable(_Model):
+    """A quick-match table: the game's options and the room settings matched on. Players
+    wait in one queue per distinct table (docs/protocol.md, "Quick match"). A rated table
+    is the standard game to 121 without Muggins, Lowball or Back-up 10
+    (``rated_options``); partnerships need 4 players (``bad_options``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra=PARTNERSHIPS_NEED_FOUR)
+
+    players: Literal[2, 3, 4] = 2
+    partnerships: bool = False
+    target: Literal[61, 121] = 121
+    muggins: bool = False
+    lowball: bool = False
+    backup10: bool = False
+    match: Literal[1, 3, 5, 7] = Field(default=1, description="best of this many games")
+    rated: bool = Field(default=False, description="the table's games are rated")
+
+
+class QueueJoin(_Model):
+    """Wait for a table (quick match): answered by ``queue_status``, then ``matched`` when
+    the table is complete. Players only (``queue_needs_player``); one queue at a time: a
+    second ``queue_join`` (from any connection of the player) replaces the first."""
+
+    type: Literal["queue_join"]
+    table: QueueTable = Field(default_factory=QueueTable)
+
+
+class QueueLeave(_Model):
+    """Stop waiting: answered by ``queue_left`` (``cancelled``), or by ``matched`` when the
+    match was already made."""
+
+    type: Literal["queue_leave"]
+
+
+class QueueAcceptComputer(_Model):
+    """Take the computer offer (``queue_status.computer_offer``): out of the queue and into
+    a room of the same table against the ``standard`` computer; answered by ``matched``
+    with ``computer`` true."""
+
+    type: Literal["queue_accept_computer"]
 
 
 ClientMessage = Annotated[
     Hello | CreateRoom | Join | Act | Resync | Leave | Ping | SetComputer | HintRequest
-    | HistoryRequest | LobbySubscribe | LobbyUnsubscribe | ChallengeRequest | ChallengeAnswer,
+    | HistoryRequest | LobbySubscribe | LobbyUnsubscribe | ChallengeRequest | ChallengeAnswer
+    | QueueJoin | QueueLeave | QueueAcceptComputer,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -840,12 +882,54 @@ class ChallengeExpired(_Model):
 
     type: Literal["challenge_expired"]
     challenge: ChallengeInfo
+class QueueStatus(_Model):
+    """How a wait stands (after ``queue_join``, then every few seconds): ``waiting`` —
+    players waiting in this queue now, this one included; ``waited`` — seconds so far;
+    ``computer_offer`` — ``queue_accept_computer`` may be sent (after
+    ``queue_computer_offer_seconds``)."""
+
+    type: Literal["queue_status"]
+    queue: str = Field(description="the queue's key, e.g. `2-121-r-m1`")
+    table: QueueTable
+    waiting: int = Field(ge=1)
+    waited: float = Field(ge=0)
+    computer_offer: bool = False
+
+
+class QueueLeft(_Model):
+    """The wait ended without a table: ``cancelled`` (``queue_leave``), ``replaced`` (a
+    later ``queue_join`` of the player), ``expired`` (the wait was dropped: this
+    connection's server process stopped answering for too long), ``failed`` (the room could
+    not be made; join again)."""
+
+    type: Literal["queue_left"]
+    queue: str
+    reason: Literal["cancelled", "replaced", "expired", "failed"]
+
+
+class Matched(_Model):
+    """The table is complete: the room is made and the player already holds ``seat``;
+    ``join`` it (with the connection's player, or with ``seat_token``) to play.
+    ``players``: the seats' names (null: a computer)."""
+
+    type: Literal["matched"]
+    queue: str
+    table: QueueTable
+    room: str
+    seat: int
+    seat_token: str
+    url: str
+    match: str = Field(description="the match's id (logs)")
+    players: list[str | None]
+    computer: bool = Field(default=False, description="a table against the computer "
+                           "(queue_accept_computer)")
 
 
 ServerMessage = Annotated[
     Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong
     | Hint | History | Lobby | LobbyUpdate | ChallengeSent | ChallengeReceived
-    | ChallengeAccepted | ChallengeDeclined | ChallengeExpired,
+    | ChallengeAccepted | ChallengeDeclined | ChallengeExpired | QueueStatus | QueueLeft
+    | Matched,
     Field(discriminator="type"),
 ]
 """Any message the server may send."""
@@ -858,6 +942,7 @@ SERVER_ADAPTER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 
 CLIENT_TYPES = frozenset(
     ["hello", "create_room", "join", "act", "resync", "leave", "ping", "set_computer", "hint",
-     "history", "lobby_subscribe", "lobby_unsubscribe", "challenge", "challenge_answer"]
+     "history", "lobby_subscribe", "lobby_unsubscribe", "challenge", "challenge_answer",
+     "queue_join", "queue_leave", "queue_accept_computer"]
 )
 """The ``type`` values of client messages."""

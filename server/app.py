@@ -69,6 +69,9 @@ from .lobby.http import ROUTES as LOBBY_ROUTES
 from .lobby.index import LobbyIndex, MemoryLobbyIndex
 from .lobby.redis_index import RedisLobbyIndex
 from .lobby.service import Lobby
+from .matchmaking.matcher import Matchmaker
+from .matchmaking.ratings import rating_reader
+from .matchmaking.store import queue_store
 from .metrics import CONTENT_TYPE, Metrics
 from .origins import OriginPolicy
 from .overload import ActionGate
@@ -132,6 +135,7 @@ class Services:
     passkeys: PasskeyStore | None = None
     lobby: Lobby | None = None
     social: SocialService | None = None
+    matchmaking: Matchmaker | None = None
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.passkeys = PasskeyStore(database)
     services.lobby = Lobby(lobby_index, service, settings, database)
     service.commit_hooks.append(services.lobby.on_commit)
+    services.matchmaking = Matchmaker(
+        queue_store(store, settings.key_prefix, service.clock), service, settings,
+        ratings=rating_reader(database))
     services.metrics = Metrics(services)
     services.limits = AddressLimits(
         settings.max_connections_per_address, settings.rooms_per_minute,
@@ -252,6 +259,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     )
     services.social = build_social(settings, broker, service, services.players, database,
                                    services.limits, client, cluster_keys)
+    services.matchmaking.blocks = quick_match_blocks(services.social.blocks)
     app.state.services = services
     if gc_policy is not None:
         gc_policy.start()
@@ -262,12 +270,14 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.metrics.start()
     services.actions.start()
     services.social.start()
+    services.matchmaking.start()
     try:
         yield {"services": services}
     finally:
         if gc_policy is not None:
             await gc_policy.stop()
         await services.social.stop()
+        await services.matchmaking.stop()
         await services.actions.stop()
         await services.metrics.stop()
         await services.upkeep.stop()
@@ -279,6 +289,19 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await rooms.close()
         await broker.close()
         await store.close()
+
+
+def quick_match_blocks(blocks: Any) -> Any:
+    """The quick-match matcher's batch block check (``Matchmaker.blocks``) over the social
+    block store: ``async (players) -> {(a, b), ...}`` with both orders of every pair where
+    either blocked the other (issue 20: a block means never matched together); answers of
+    this process are reused for 5 s (a block made on this process is seen at once)."""
+
+    async def read(players: list[str]) -> set[tuple[str, str]]:
+        pairs = await blocks.blocked_between(players, max_age=5.0)
+        return {(a, b) for pair in pairs for a in pair for b in pair if a != b}
+
+    return read
 
 
 def _services(conn: Request | WebSocket) -> Services:
@@ -368,6 +391,7 @@ async def _serve(
         lobby=services.lobby,
         social=services.social,
     )
+    session.matchmaking = services.matchmaking
     services.metrics.connections += 1
     try:
         await session.run()

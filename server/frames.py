@@ -228,3 +228,26 @@ def history(
     """``history``: versions of the current game with their (redacted) events."""
     return {"type": "history", "room": room, "game": game, "first": first,
             "versions": versions, "more": more, "public": public}
+
+
+def queue_status(queue: str, table: dict[str, Any], waiting: int, waited: float,
+                 computer_offer: bool) -> dict[str, Any]:
+    """``queue_status``: how a quick-match wait stands (``server.matchmaking``)."""
+    return {"type": "queue_status", "queue": queue, "table": table,
+            "waiting": max(1, waiting), "waited": round(max(0.0, waited), 1),
+            "computer_offer": computer_offer}
+
+
+def queue_left(queue: str, reason: str) -> dict[str, Any]:
+    """``queue_left``: a wait ended without a table (``cancelled``, ``replaced``,
+    ``expired``, ``failed``)."""
+    return {"type": "queue_left", "queue": queue, "reason": reason}
+
+
+def matched(queue: str, table: dict[str, Any], room: str, seat: int, seat_token: str,
+            url: str, match: str, players: list[str | None], computer: bool
+            ) -> dict[str, Any]:
+    """``matched``: a quick-match table is complete; the player holds ``seat``."""
+    return {"type": "matched", "queue": queue, "table": table, "room": room, "seat": seat,
+            "seat_token": seat_token, "url": url, "match": match, "players": players,
+            "computer": computer}

@@ -36,6 +36,7 @@ from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
 from .limits import AddressLimits, FrameBucket
 from .lobby.service import LobbyLimit
+from .matchmaking import handlers as queue_handlers
 from .metrics import Metrics
 from .overload import ActionGate
 from .rooms import RoomError, RoomService, hash_token
@@ -111,6 +112,8 @@ class Session:
         self.language: str | None = None
         """``hello.language``: the default language of the rooms this connection makes."""
         """The process's ``server.players.PlayerStore`` (None: hello.player is refused)."""
+        self.matchmaking: Any = None
+        """The process's ``server.matchmaking.matcher.Matchmaker`` (None: no quick match)."""
         self.player: str | None = None
         """The id of the player this connection's hello presented (authenticated)."""
         self.actions = actions if actions is not None and actions.enabled else None
@@ -293,6 +296,9 @@ class Session:
             self.state = SessionState.CLOSING
             if self.lobby is not None:
                 self.lobby.unsubscribe(self)
+            if self.matchmaking is not None:
+                with contextlib.suppress(Exception):
+                    await self.matchmaking.disconnected(self)
             with contextlib.suppress(Exception):
                 await self._leave_room()
             if self.social is not None and self.player is not None:
@@ -864,5 +870,8 @@ HANDLERS: dict[str, Callable[[Session, Any], Awaitable[None]]] = {
     "lobby_unsubscribe": Session._lobby_unsubscribe,
     "challenge": on_challenge,
     "challenge_answer": on_challenge_answer,
+    "queue_join": queue_handlers.queue_join,
+    "queue_leave": queue_handlers.queue_leave,
+    "queue_accept_computer": queue_handlers.queue_accept_computer,
 }
 """The handler of each client message type (one table for every session)."""

@@ -228,6 +228,34 @@ class Settings(BaseSettings):
         "token, seat taken, ...) per minute on this process (0: no limit); past it every "
         "join from it gets too_many_joins until the budget refills"
     )
+    queue_joins_per_minute: int = Field(
+        10, ge=0, description="quick-match queue_join s one player may make per minute, "
+        "over every server process (0: no limit); more get too_many_queue_joins"
+    )
+    queue_joins_per_minute_per_address: int = Field(
+        60, ge=0, description="quick-match queue_join s one client address may make per "
+        "minute, over every server process (0: no limit); more get "
+        "too_many_address_queue_joins"
+    )
+    queue_computer_offer_seconds: float = Field(
+        20.0, ge=0, description="after waiting this long in a quick-match queue a player "
+        "is offered the computer (queue_status.computer_offer, queue_accept_computer)"
+    )
+    queue_match_interval_seconds: float = Field(
+        0.5, gt=0, description="how often the process that holds the matcher's lease "
+        "matches the queues"
+    )
+    queue_poll_interval_seconds: float = Field(
+        0.25, gt=0, description="how often a process polls the store for its waiting "
+        "players (results, their queue's count; its heartbeat)"
+    )
+    queue_status_interval_seconds: float = Field(
+        2.0, gt=0, description="how often a waiting connection is sent queue_status"
+    )
+    queue_owner_lease_seconds: float = Field(
+        3.0, gt=0, description="the waits of a process that has not polled for this long "
+        "(it died) are dropped from the queues"
+    )
     room_reads_per_minute: int = Field(
         120, ge=0, description="room summaries (GET /api/rooms/{id}) one client address may "
         "read per minute on this process (all at once at most, then two a second; 0: no "

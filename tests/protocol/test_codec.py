@@ -54,6 +54,10 @@ CLIENT_EXAMPLES = [
     {"type": "lobby_unsubscribe"},
     {"type": "hello", "name": "Ann", "language": "sv"},
     {"type": "create_room", "room": {"public": True, "language": "da"}},
+    {"type": "queue_join", "table": {"players": 4, "partnerships": True, "rated": True}},
+    {"type": "queue_join"},
+    {"type": "queue_leave"},
+    {"type": "queue_accept_computer"},
 ]
 
 SERVER_EXAMPLES = [
@@ -67,6 +71,15 @@ SERVER_EXAMPLES = [
     {"type": "reject", "action_id": "a-1", "code": "not_your_turn", "message": "..."},
     {"type": "error", "code": "bad_frame", "message": "...", "ref": None},
     {"type": "pong", "nonce": 7, "time": 1.5},
+    {"type": "queue_status", "queue": "2-121-r-m1", "waiting": 3, "waited": 4.5,
+     "computer_offer": False, "table": {"players": 2, "partnerships": False, "target": 121,
+                                        "muggins": False, "lowball": False,
+                                        "backup10": False, "match": 1, "rated": True}},
+    {"type": "queue_left", "queue": "2-121-r-m1", "reason": "cancelled"},
+    {"type": "matched", "queue": "2-121-u-m1", "room": "k3JfQ9xa2B", "seat": 1,
+     "seat_token": "Qm9vbGVhbl9hbmRfc3R1ZmY", "url": "http://h/r/k3JfQ9xa2B",
+     "match": "0123456789abcdef", "players": ["Ann", "Bob"], "computer": False,
+     "table": {"players": 2}},
     {"type": "pong", "nonce": 8, "time": 1.5, "room": "k3JfQ9xa2B", "version": 12},
     {"type": "history", "room": "k3JfQ9xa2B", "game": 1, "first": 2, "more": False,
      "public": True, "versions": [{"version": 2, "events": [

@@ -40,6 +40,7 @@ from server import frames
 from server.broker import MemoryBroker
 from server.computer_seats import seat_knowledge
 from server.lobby.entry import entry_of
+from server.matchmaking.tables import Table
 from server.rooms import RoomService
 from server.settings import Settings
 from server.store.base import RoomRecord, SeatRecord
@@ -253,6 +254,16 @@ async def test_every_builder_makes_a_valid_frame():
     build("lobby", [entry])
     build("lobby_update", [entry], [], [])
     build("lobby_update", [], [entry], ["Zz9yX8wV7u"])
+    table = Table.from_dict({"players": 4, "partnerships": True, "rated": True}).to_dict()
+    build("queue_status", "2x2-121-r-m1", table, 3, 4.25, False)
+    build("queue_status", "2x2-121-r-m1", table, 0, 25.0, True)
+    for reason in ("cancelled", "replaced", "expired", "failed"):
+        build("queue_left", "2x2-121-r-m1", reason)
+    build("queue_left", "", "cancelled")
+    build("matched", "2x2-121-r-m1", table, "k3JfQ9xa2B", 2, "Qm9vbGVhbl9hbmRfc3R1ZmY",
+          "http://h/r/k3JfQ9xa2B", "0123456789abcdef", ["A", "B", "C", "D"], False)
+    build("matched", "2x2-121-r-m1", table, "k3JfQ9xa2B", 0, "Qm9vbGVhbl9hbmRfc3R1ZmY",
+          "http://h/r/k3JfQ9xa2B", "c-0123456789abcdef", ["A", None, None, None], True)
     for code in codes.ERROR_CODES:
         build("error", code, codes.MEANINGS[code])
         build("error", code, codes.MEANINGS[code], "join")

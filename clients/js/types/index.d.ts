@@ -146,6 +146,10 @@ export interface ClientEventMap {
   history: P.History;
   /** The lobby's tables (newest first) at the first list and after each `lobby_update`. */
   lobby: { tables: P.LobbyTable[]; update: P.LobbyUpdate | null };
+  /** Quick match: how a wait stands, its end without a table, the table found. */
+  queue_status: P.QueueStatus;
+  queue_left: P.QueueLeft;
+  matched: P.Matched;
   room_created: P.RoomCreated;
   pong: P.Pong;
   /** A final `ack` of an act of this client. */
@@ -298,6 +302,13 @@ export declare class CribbageClient {
   /** Follow the lobby (followed again after a reconnect); the "lobby" event tells. */
   lobbySubscribe(filters?: { players?: 2 | 3 | 4; partnerships?: boolean; language?: "en" | "da" | "sv"; rated?: boolean }): void;
   lobbyUnsubscribe(): void;
+  /** Quick match: wait for a table (events `queue_status`, `matched`, `queue_left`); needs a
+   * connection that said hello with a player. Whether it was sent. */
+  queueJoin(table?: P.QueueTable): boolean;
+  /** Stop waiting (`queue_left`, or `matched` when too late). */
+  queueLeave(): boolean;
+  /** Take the computer offer (`queue_status.computer_offer`): answered by `matched`. */
+  queueAcceptComputer(): boolean;
   /** Ask for a fresh snapshot. */
   resync(): void;
   ping(): Promise<P.Pong>;

@@ -19,7 +19,10 @@ export type ClientMessage =
   | LobbySubscribe
   | LobbyUnsubscribe
   | ChallengeRequest
-  | ChallengeAnswer;
+  | ChallengeAnswer
+  | QueueJoin
+  | QueueLeave
+  | QueueAcceptComputer;
 export type ServerMessage =
   | Welcome
   | RoomCreated
@@ -39,7 +42,10 @@ export type ServerMessage =
   | ChallengeReceived
   | ChallengeAccepted
   | ChallengeDeclined
-  | ChallengeExpired;
+  | ChallengeExpired
+  | QueueStatus
+  | QueueLeft
+  | Matched;
 
 /**
  * First message of a connection: who is there.
@@ -362,6 +368,52 @@ export interface ChallengeAnswer {
   type: "challenge_answer";
   id: string;
   answer: "accept" | "decline";
+}
+/**
+ * Wait for a table (quick match): answered by ``queue_status``, then ``matched`` when
+ * the table is complete. Players only (``queue_needs_player``); one queue at a time: a
+ * second ``queue_join`` (from any connection of the player) replaces the first.
+ */
+export interface QueueJoin {
+  type: "queue_join";
+  table?: QueueTable;
+}
+/**
+ * A quick-match table: the game's options and the room settings matched on. Players
+ * wait in one queue per distinct table (docs/protocol.md, "Quick match"). A rated table
+ * is the standard game to 121 without Muggins, Lowball or Back-up 10
+ * (``rated_options``); partnerships need 4 players (``bad_options``).
+ */
+export interface QueueTable {
+  players?: 2 | 3 | 4;
+  partnerships?: boolean;
+  target?: 61 | 121;
+  muggins?: boolean;
+  lowball?: boolean;
+  backup10?: boolean;
+  /**
+   * best of this many games
+   */
+  match?: 1 | 3 | 5 | 7;
+  /**
+   * the table's games are rated
+   */
+  rated?: boolean;
+}
+/**
+ * Stop waiting: answered by ``queue_left`` (``cancelled``), or by ``matched`` when the
+ * match was already made.
+ */
+export interface QueueLeave {
+  type: "queue_leave";
+}
+/**
+ * Take the computer offer (``queue_status.computer_offer``): out of the queue and into
+ * a room of the same table against the ``standard`` computer; answered by ``matched``
+ * with ``computer`` true.
+ */
+export interface QueueAcceptComputer {
+  type: "queue_accept_computer";
 }
 /**
  * Answer to ``hello``: the player token to keep (and give back in later ``hello``).
@@ -1565,6 +1617,11 @@ export interface Error {
     | "too_many_pending_challenges"
     | "seat_blocked"
     | "player_not_found"
+    | "queue_needs_player"
+    | "not_queued"
+    | "no_computer_offer"
+    | "too_many_queue_joins"
+    | "too_many_address_queue_joins"
   ) &
     string;
   message: string;
@@ -1870,4 +1927,55 @@ export interface ChallengeDeclined {
 export interface ChallengeExpired {
   type: "challenge_expired";
   challenge: ChallengeInfo;
+}
+/**
+ * How a wait stands (after ``queue_join``, then every few seconds): ``waiting`` —
+ * players waiting in this queue now, this one included; ``waited`` — seconds so far;
+ * ``computer_offer`` — ``queue_accept_computer`` may be sent (after
+ * ``queue_computer_offer_seconds``).
+ */
+export interface QueueStatus {
+  type: "queue_status";
+  /**
+   * the queue's key, e.g. `2-121-r-m1`
+   */
+  queue: string;
+  table: QueueTable;
+  waiting: number;
+  waited: number;
+  computer_offer?: boolean;
+}
+/**
+ * The wait ended without a table: ``cancelled`` (``queue_leave``), ``replaced`` (a
+ * later ``queue_join`` of the player), ``expired`` (the wait was dropped: this
+ * connection's server process stopped answering for too long), ``failed`` (the room could
+ * not be made; join again).
+ */
+export interface QueueLeft {
+  type: "queue_left";
+  queue: string;
+  reason: "cancelled" | "replaced" | "expired" | "failed";
+}
+/**
+ * The table is complete: the room is made and the player already holds ``seat``;
+ * ``join`` it (with the connection's player, or with ``seat_token``) to play.
+ * ``players``: the seats' names (null: a computer).
+ */
+export interface Matched {
+  type: "matched";
+  queue: string;
+  table: QueueTable;
+  room: string;
+  seat: number;
+  seat_token: string;
+  url: string;
+  /**
+   * the match's id (logs)
+   */
+  match: string;
+  players: (string | null)[];
+  /**
+   * a table against the computer (queue_accept_computer)
+   */
+  computer?: boolean;
 }

@@ -1,13 +1,15 @@
-// The start page: the public tables waiting for players (lobby.js), and the form that
-// chooses a table (players, target, variants, computer seats, public or private and its
-// language) and creates it with POST /api/rooms, then goes to its share link /r/<room>,
-// where the creator sits at the first seat kept for a person.
+// The start page: "Play now" (quick match: choose the table, wait for players, quick.js),
+// the public tables waiting for players (lobby.js), and the form that chooses a table
+// (players, target, variants, computer seats, public or private and its language) and
+// creates it with POST /api/rooms, then goes to its share link /r/<room>, where the creator
+// sits at the first seat kept for a person.
 import { codeText } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { LANGUAGES, lang, onLanguageChange, t } from "./i18n.js";
 import { topBar } from "./layout.js";
 import { followLobby, lobbySection } from "./lobby.js";
 import { loadPlayer, updateMe } from "./player.js";
+import { waitingPage } from "./quick.js";
 import { loadName, saveName, updateRoom } from "./storage.js";
 
 const LAYOUTS = [
@@ -44,10 +46,12 @@ export function startPage(root) {
     name: loadName(), layout: "2", target: "121", muggins: false, lowball: false,
     backup10: false, hints: true, turnSeconds: "", match: "1", seats: { 1: "person", 2: "person", 3: "person" },
     rated: false, public: false, language: null, busy: false, error: null,
+    quickLayout: "2", quickRated: false, quickError: null,
   };
   // The table's language follows the page's until one is chosen.
   const tableLanguage = () => state.language || lang();
   const lobby = followLobby(() => render());
+  let offLanguage = null;
   // A rated table (docs/rules.md §9) seats players only: offered when this browser has one.
   const canRate = () => Boolean(loadPlayer());
   const rated = () => state.rated && canRate();
@@ -129,6 +133,67 @@ export function startPage(root) {
     }
   }
 
+  // "Play now": the name is the player's (as for a table made here), then the waiting
+  // screen; Cancel comes back here.
+  async function playNow() {
+    const name = state.name.trim();
+    if (!name) {
+      state.quickError = t("error.name_first");
+      render();
+      root.querySelector("#quick-name")?.focus();
+      return;
+    }
+    saveName(name);
+    state.quickError = null;
+    if (loadPlayer()) {
+      try {
+        await updateMe({ name });
+      } catch (err) {
+        if (err.code === "bad_name") {
+          state.quickError = err.message;
+          render();
+          root.querySelector("#quick-name")?.focus();
+          return;
+        }
+      }
+    }
+    const l = LAYOUTS.find((x) => x.value === state.quickLayout);
+    const table = { players: l.players, partnerships: l.partnerships, rated: state.quickRated && canRate() };
+    offLanguage?.();
+    waitingPage(root, table, name, () => {
+      offLanguage = onLanguageChange(render);
+      render();
+      root.querySelector("[data-key=play-now]")?.focus();
+    });
+  }
+
+  function quickPanel() {
+    return h("section", { class: "panel start-form quick", "aria-labelledby": "quick-title" },
+      h("h2", { id: "quick-title" }, t("quick.title")),
+      h("p", {}, t("quick.lede")),
+      h("div", { class: "field" },
+        h("label", { for: "quick-name" }, t("form.your_name")),
+        h("input", {
+          id: "quick-name", name: "quick-name", "data-key": "quick-name", value: state.name, maxlength: 32,
+          autocomplete: "nickname", "aria-describedby": state.quickError ? "quick-error" : null,
+          oninput: (e) => { state.name = e.target.value; },
+        })),
+      h("div", { class: "field" },
+        h("label", { for: "quick-table" }, t("quick.table")),
+        h("select", {
+          id: "quick-table", name: "quick-table", "data-key": "quick-table",
+          onchange: (e) => { state.quickLayout = e.target.value; },
+        }, LAYOUTS.map((l) => h("option", { value: l.value, selected: state.quickLayout === l.value }, l.label())))),
+      canRate() ? h("label", { class: "choice" },
+        h("input", {
+          type: "checkbox", id: "quick-rated", name: "quick-rated", "data-key": "quick-rated",
+          checked: state.quickRated, onchange: (e) => { state.quickRated = e.target.checked; },
+        }),
+        h("span", {}, t("quick.rated"))) : null,
+      state.quickError ? h("p", { class: "error", id: "quick-error", role: "alert" }, state.quickError) : null,
+      h("button", { type: "button", class: "primary", "data-key": "play-now", onclick: playNow }, t("quick.play")));
+  }
+
   // `disabled`: the choice cannot be made now (a rated table is played to 121).
   const radio = (group, value, label, help, disabled = false) =>
     h("label", { class: ["choice", disabled && "disabled"] },
@@ -179,6 +244,7 @@ export function startPage(root) {
     replaceKeepingFocus(root, h("div", {}, topBar(), h("main", { class: "start" },
       h("h1", {}, t("start.title")),
       h("p", { class: "lede" }, t("start.lede")),
+      quickPanel(),
       lobbySection(lobby),
       h("h2", {}, t("start.new_table")),
       h("form", { class: "panel start-form", onsubmit: submit, "aria-describedby": state.error ? "form-error" : null },
@@ -251,6 +317,6 @@ export function startPage(root) {
       h("p", { class: "muted" }, h("a", { href: "/replay" }, t("start.replay_link"))))));
   }
 
-  onLanguageChange(render);
+  offLanguage = onLanguageChange(render);
   render();
 }

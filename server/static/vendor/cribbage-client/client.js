@@ -406,6 +406,27 @@ export class CribbageClient {
    * Resolves once the server has handled it without an error (the seat change then arrives
    * as an update); rejects with the server's error code.
    */
+  /**
+   * Quick match ("Play now", docs/protocol.md "Quick match"): wait for a table of `table`
+   * (`{players, partnerships, target, muggins, lowball, backup10, match, rated}`, each
+   * optional). The answers come as events: `queue_status` (how many wait, the computer
+   * offer), `matched` (the room and seat: `join` it) and `queue_left`; a refusal as
+   * `error`. Needs a connection that said hello with a player. Returns whether it was sent.
+   */
+  queueJoin(table = {}) {
+    return this._send({ type: "queue_join", table });
+  }
+
+  /** Stop waiting (answered by `queue_left`, or `matched` when too late). */
+  queueLeave() {
+    return this._send({ type: "queue_leave" });
+  }
+
+  /** Take the computer offer of `queue_status.computer_offer` (answered by `matched`). */
+  queueAcceptComputer() {
+    return this._send({ type: "queue_accept_computer" });
+  }
+
   setComputer(seat, level, creatorToken, room) {
     const message = { type: "set_computer", seat, level, creator_token: creatorToken };
     if (room) message.room = room;
@@ -786,6 +807,11 @@ export class CribbageClient {
       case "lobby":
       case "lobby_update":
         return this._onLobby(frame);
+      case "queue_status":
+      case "queue_left":
+      case "matched":
+        this._events.emit(frame.type, frame); // quick match (queueJoin)
+        return undefined;
       default:
         return undefined; // a message type this version does not know: ignored (protocol.md)
     }
