@@ -251,3 +251,31 @@ def matched(queue: str, table: dict[str, Any], room: str, seat: int, seat_token:
     return {"type": "matched", "queue": queue, "table": table, "room": room, "seat": seat,
             "seat_token": seat_token, "url": url, "match": match, "players": players,
             "computer": computer}
+
+
+
+def challenge_sent(info: dict[str, Any]) -> dict[str, Any]:
+    """``challenge_sent``: to the challenger, the challenge (``ChallengeInfo``) pending."""
+    return {"type": "challenge_sent", "challenge": info}
+
+
+def challenge_received(info: dict[str, Any]) -> dict[str, Any]:
+    """``challenge_received``: to the challenged player, a challenge pending for them."""
+    return {"type": "challenge_received", "challenge": info}
+
+
+def challenge_accepted(info: dict[str, Any], room: str, seat: int) -> dict[str, Any]:
+    """``challenge_accepted``: to both players, the ``room`` made and this one's ``seat``
+    (the challenger 0, the challenged 1)."""
+    return {"type": "challenge_accepted", "challenge": info, "room": room, "seat": seat}
+
+
+def challenge_declined(info: dict[str, Any]) -> dict[str, Any]:
+    """``challenge_declined``: to both players, the challenge declined (or ended by a
+    block)."""
+    return {"type": "challenge_declined", "challenge": info}
+
+
+def challenge_expired(info: dict[str, Any]) -> dict[str, Any]:
+    """``challenge_expired``: to both players, the challenge expired unanswered."""
+    return {"type": "challenge_expired", "challenge": info}

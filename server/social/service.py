@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .. import frames
 from ..budgets import Budget
 from ..rooms import RoomError
 from ..store.base import StoreError
@@ -40,8 +41,7 @@ log = logging.getLogger(__name__)
 TOLD = "_social_told"
 """The attribute of a session holding ``{challenge id: status}`` it was told."""
 
-FRAME_OF = {"accepted": "challenge_accepted", "declined": "challenge_declined",
-            "expired": "challenge_expired"}
+FRAME_OF = {"declined": frames.challenge_declined, "expired": frames.challenge_expired}
 
 
 class SocialService:
@@ -135,13 +135,12 @@ class SocialService:
         mine = session.player == record["challenger"]["id"]
         info = _info(record)
         if status == "pending":
-            kind = "challenge_sent" if mine else "challenge_received"
-            session.send({"type": kind, "challenge": info})
+            session.send(frames.challenge_sent(info) if mine
+                         else frames.challenge_received(info))
         elif status == "accepted":
-            session.send({"type": "challenge_accepted", "challenge": info,
-                          "room": record["room_id"], "seat": 0 if mine else 1})
+            session.send(frames.challenge_accepted(info, record["room_id"], 0 if mine else 1))
         else:
-            session.send({"type": FRAME_OF[status], "challenge": info})
+            session.send(FRAME_OF[status](info))
 
     async def announce(self, record: dict[str, Any], session: Any = None) -> None:
         """Tell both players' connections (and ``session`` at once) the challenge's status;

@@ -264,6 +264,16 @@ async def test_every_builder_makes_a_valid_frame():
           "http://h/r/k3JfQ9xa2B", "0123456789abcdef", ["A", "B", "C", "D"], False)
     build("matched", "2x2-121-r-m1", table, "k3JfQ9xa2B", 0, "Qm9vbGVhbl9hbmRfc3R1ZmY",
           "http://h/r/k3JfQ9xa2B", "c-0123456789abcdef", ["A", None, None, None], True)
+    info = {"id": "m4xq7zt5wq2ra6d3", "challenger": {"id": "q3zq6v2fkm4xw7ra", "name": "Anna"},
+            "challenged": {"id": "b7kq2m4xw5zt3ra6", "name": None}, "options": {"players": 2},
+            "room": {}, "created": 1.0, "expires": 61.0, "status": "pending",
+            "room_id": None, "answered": None}
+    build("challenge_sent", info)
+    build("challenge_received", info)
+    build("challenge_declined", {**info, "status": "declined", "answered": 5.0})
+    build("challenge_expired", {**info, "status": "expired"})
+    build("challenge_accepted", {**info, "status": "accepted", "answered": 5.0,
+                                 "room_id": "k3JfQ9xa2B"}, "k3JfQ9xa2B", 1)
     for code in codes.ERROR_CODES:
         build("error", code, codes.MEANINGS[code])
         build("error", code, codes.MEANINGS[code], "join")
