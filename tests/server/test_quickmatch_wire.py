@@ -187,3 +187,33 @@ async def test_blocked_players_are_not_matched_together(make_server) -> None:
         services.matchmaking.blocks = None
         for cl in made:
             await cl.close()
+
+
+async def test_players_who_blocked_each_other_are_never_matched(make_server) -> None:
+    # The matcher reads the social block store (server.app.quick_match_blocks): Ann blocked
+    # Bob, so the two wait; Cy, who comes next, is matched with the one who waited longest.
+    server = make_server(redis=True)
+    made = []
+    try:
+        ann, bob, cy = [await new_player(server, n) for n in ("Ann", "Bob", "Cy")]
+        async with httpx.AsyncClient(timeout=10) as http:
+            blocked = await http.put(
+                f"{server.http}/api/players/me/blocks/{bob['id']}",
+                headers={"Authorization": f"Player {ann['id']}.{ann['secret']}"})
+        assert blocked.status_code in (200, 201, 204), blocked.text
+        a = await Client.connect(server.ws, name="Ann", player=ann)
+        b = await Client.connect(server.ws, name="Bob", player=bob)
+        made += [a, b]
+        assert (await play_now(a))["type"] == "queue_status"
+        assert (await play_now(b))["type"] == "queue_status"
+        with pytest.raises(TimeoutError):  # several matching rounds: no table for them
+            await frame(a, "matched", timeout=3)
+        assert frames_of(b, "matched") == []
+        c = await Client.connect(server.ws, name="Cy", player=cy)
+        made.append(c)
+        await play_now(c)
+        mc, ma = await frame(c, "matched"), await frame(a, "matched")
+        assert mc["room"] == ma["room"] and frames_of(b, "matched") == []
+    finally:
+        for c in made:
+            await c.close()
