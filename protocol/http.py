@@ -38,6 +38,11 @@ class RoomSummary(_Model):
     seats: list[SeatInfo]
     seats_taken: int = Field(ge=0, le=4)
     games_played: int = Field(ge=0, description="Rematches so far (0 in the first game).")
+    your_seat: int | None = Field(
+        default=None, ge=0, le=3,
+        description="With `Authorization: Player <id>.<secret>`: the seat that player holds "
+        "in this room (they take it back with a plain `join`, from any device), else null. "
+        "A credential that does not authenticate is ignored here (null).")
     created: float = Field(description="Unix time, seconds.")
     updated: float = Field(description="Unix time of the last change, seconds.")
 

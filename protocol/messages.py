@@ -527,13 +527,6 @@ class SeatInfo(_Model):
         "often): the game counts as that player's loss even after they come back; false "
         "again when the next game starts",
     )
-    player: str | None = Field(
-        default=None,
-        description="the public id of the player who took this human seat (their profile, "
-        "/p/<id>), or null: an open or computer seat, or one taken without a player. A "
-        "client that is this player (its hello presented them) may take the seat back with "
-        "a plain `join` of it, from any device",
-    )
 
 
 class RoomSettings(_Model):

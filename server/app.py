@@ -77,7 +77,7 @@ from .origins import OriginPolicy
 from .overload import ActionGate
 from .passkeys.http import ROUTES as PASSKEY_ROUTES
 from .passkeys.store import PasskeyStore
-from .players.auth import ApiError, api_error_response
+from .players.auth import ApiError, api_error_response, optional_player
 from .players.http import ROUTES as PLAYER_ROUTES
 from .players.store import PlayerStore
 from .presence import Presence
@@ -487,6 +487,22 @@ async def create_room(request: Request) -> Response:
     return JSONResponse(body_out, status_code=201)
 
 
+async def _your_seat(request: Request, record: Any) -> int | None:
+    """The seat the request's player (``Authorization: Player <id>.<secret>``) holds in the
+    room, or None: no header, a credential that does not authenticate (ignored here), no
+    database, or no seat of theirs."""
+    if not request.headers.get("authorization"):
+        return None
+    try:
+        player = await optional_player(request)
+    except Exception:  # noqa: BLE001 (a wrong credential or the database: not told)
+        return None
+    if player is None:
+        return None
+    return next((i for i, s in enumerate(record.seats)
+                 if s.kind == "human" and s.player == player.id), None)
+
+
 async def room_summary(request: Request) -> Response:
     """``GET /api/rooms/{room}``: the room's public summary; 404 ``room_not_found``; 429
     ``too_many_room_reads`` with ``Retry-After`` (the address's ``room_reads_per_minute``
@@ -523,6 +539,7 @@ async def room_summary(request: Request) -> Response:
             "seats": seat_infos(record, presence, takeovers),
             "seats_taken": sum(1 for s in record.seats if s.taken),
             "games_played": games,
+            "your_seat": await _your_seat(request, record),
             "created": record.created,
             "updated": record.updated,
         }

@@ -37,8 +37,7 @@ def seat_infos(
     record: RoomRecord, presence: dict[int, int], takeovers: dict[int, int] | None = None
 ) -> list[dict[str, Any]]:
     """Public seat facts of a room, as ``SeatInfo`` plain data: ``{"seat", "taken", "name",
-    "kind", "connected", "level", "computer_standin", "takeover_at", "abandoned",
-    "player"}``
+    "kind", "connected", "level", "computer_standin", "takeover_at", "abandoned"}``
     (``abandoned``: ``SeatRecord.abandoned``, a rated room's seat left during this game;
     ``level``: a
     computer seat's level, or ``standard`` for a human seat while a computer stands in for
@@ -59,7 +58,6 @@ def seat_infos(
             "computer_standin": s.standin,
             "takeover_at": takeovers.get(i) if away else None,
             "abandoned": s.abandoned,
-            "player": s.player if s.kind == "human" else None,
         })
     return out
 

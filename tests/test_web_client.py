@@ -97,6 +97,26 @@ def test_every_catalogue_has_every_key_and_form(lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_no_key_is_given_twice(lang: str) -> None:
+    """A key given twice in a catalogue silently loses its first text (JSON keeps the last):
+    two pages' words under one name (the lobby's "Public tables" once headed every table's
+    page)."""
+    twice: list[str] = []
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        seen: dict = {}
+        for key, value in items:
+            if key in seen:
+                twice.append(key)
+            seen[key] = value
+        return seen
+
+    json.loads((STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8"),
+               object_pairs_hook=pairs)
+    assert not twice, f"{lang}: keys given twice: {twice}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_no_empty_text_and_plural_forms(lang: str) -> None:
     cat = catalogue(lang)
     for key, value in cat.items():

@@ -58,21 +58,27 @@ def players_of(record: RoomRecord) -> list[str]:
 
 
 def entry_of(record: RoomRecord, settings: dict[str, Any],
-             ratings: dict[str, int] | None = None) -> dict[str, Any] | None:
+             ratings: dict[str, int] | None = None,
+             private: set[str] | None = None) -> dict[str, Any] | None:
     """The room's lobby entry, or None when it is not listed (:func:`listed`).
 
     Args:
         settings: the room's effective settings.
         ratings: player id -> the rating shown at the room's table kind (players without
-            one are left out: their ``rating`` is null)."""
+            one are left out: their ``rating`` is null).
+        private: player ids of the seated players whose profile is private: listed by
+            name only (``player`` and ``rating`` null), so the lobby does not tell who is
+            at a table now."""
     if not listed(record, settings):
         return None
     ratings = ratings or {}
+    hidden = private or set()
     seats = []
     for i, s in enumerate(record.seats):
+        shown = s.player if s.player and s.player not in hidden else None
         seats.append({
-            "seat": i, "kind": s.kind, "name": s.name, "player": s.player,
-            "rating": ratings.get(s.player) if s.player else None,
+            "seat": i, "kind": s.kind, "name": s.name, "player": shown,
+            "rating": ratings.get(shown) if shown else None,
             "level": s.level if s.kind == "computer" else None,
         })
     options = dict(record.options)

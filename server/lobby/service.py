@@ -107,7 +107,8 @@ class Lobby:
         settings = self.service.room_settings(record)
         entry = entry_of(record, settings)
         if entry is not None and players_of(record):
-            entry = entry_of(record, settings, await self._ratings(record))
+            shown, private = await self._ratings(record)
+            entry = entry_of(record, settings, shown, private)
         expires = float(record.updated) + float(self.settings.room_ttl_seconds)
         try:
             done = await self.index.put(record.id, record.version, entry, expires)
@@ -117,14 +118,16 @@ class Lobby:
         self.writes += 1
         return done
 
-    async def _ratings(self, record: RoomRecord) -> dict[str, int]:
-        """The seated players' shown ratings at the room's table kind ({} when the
-        database cannot tell in time)."""
+    async def _ratings(self, record: RoomRecord) -> tuple[dict[str, int], set[str]]:
+        """The seated players' shown ratings at the room's table kind, and which of them
+        keep their profile private (shown in the lobby by name only: no id, no rating);
+        when the database cannot tell in time, no ratings and every player private."""
+        seated = set(players_of(record))
         if self.database is None:
-            return {}
+            return {}, set()
         from sqlalchemy import select
 
-        from ..database.schema import ratings
+        from ..database.schema import players, ratings
 
         kind = table_kind(record.options)
         try:
@@ -133,11 +136,13 @@ class Lobby:
                     rows = (await conn.execute(select(
                         ratings.c.player_id, ratings.c.display).where(
                         ratings.c.table_kind == kind,
-                        ratings.c.player_id.in_(players_of(record))))).all()
+                        ratings.c.player_id.in_(seated)))).all()
+                    private = {r[0] for r in (await conn.execute(select(players.c.id).where(
+                        players.c.id.in_(seated), players.c.private.is_(True)))).all()}
         except Exception as exc:  # noqa: BLE001 (the database failed: no ratings shown)
             log.info("lobby: ratings of room %s not read (%s)", record.id, exc)
-            return {}
-        return {r[0]: int(r[1]) for r in rows}
+            return {}, seated
+        return {r[0]: int(r[1]) for r in rows if r[0] not in private}, private
 
     async def drain(self) -> None:
         """Wait for the index writes started so far (tests; a clean stop)."""

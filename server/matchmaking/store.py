@@ -161,7 +161,8 @@ class MemoryQueueStore(QueueStore):
         placed = self.placed.get(entry.player)
         if placed is not None:
             got = self.results.get(placed)
-            if got is not None and got[0] > now:
+            if got is not None and got[0] > now and (
+                    "taken" not in got[1] or got[1].get("queue") == entry.queue):
                 return None, placed
             del self.placed[entry.player]
         self.owners[entry.owner] = now

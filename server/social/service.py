@@ -75,6 +75,8 @@ class SocialService:
         """player -> this process's sessions of theirs."""
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
+        self._leaving: set[asyncio.Task[Any]] = set()
+        """Quick-match waits being ended by an accepted challenge (kept until done)."""
 
     # -- connections -----------------------------------------------------------------------
     async def connected(self, session: Any) -> None:
@@ -139,8 +141,20 @@ class SocialService:
                          else frames.challenge_received(info))
         elif status == "accepted":
             session.send(frames.challenge_accepted(info, record["room_id"], 0 if mine else 1))
+            self._end_wait(session)
         else:
             session.send(FRAME_OF[status](info))
+
+    def _end_wait(self, session: Any) -> None:
+        """An accepted challenge ends the connection's quick-match wait, if it has one
+        (issue 20: a player is matched into one room at most; ``queue_left`` is sent, or
+        ``matched`` when that match was already made)."""
+        matchmaking = getattr(session, "matchmaking", None)
+        if matchmaking is None or matchmaking.waiting(session) is None:
+            return
+        task = asyncio.get_running_loop().create_task(matchmaking.leave(session))
+        self._leaving.add(task)
+        task.add_done_callback(self._leaving.discard)
 
     async def announce(self, record: dict[str, Any], session: Any = None) -> None:
         """Tell both players' connections (and ``session`` at once) the challenge's status;

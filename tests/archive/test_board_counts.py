@@ -70,8 +70,11 @@ async def _check(db: Any, people: list[str]) -> None:
         place = {r["player_id"]: i + 1 for i, r in enumerate(ordered)}
         for pid in people:
             me, near = await board.around(db, kind, pid)
-            if pid not in place:
-                assert me is None and near is None
+            if pid not in place:  # off the board: their own entry, not ranked, if rated
+                rated = any(r["player_id"] == pid and r["table_kind"] == kind for r in rows)
+                assert near is None
+                assert (me is None) if not rated else (me["rank"] is None
+                                                       and me["player"] == pid)
                 continue
             assert me is not None and me["rank"] == place[pid]
             assert near is not None

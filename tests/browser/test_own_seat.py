@@ -1,4 +1,4 @@
-"""A player's seat is theirs from any device (README; docs/protocol.md ``SeatInfo.player``):
+"""A player's seat is theirs from any device (README; docs/protocol.md ``your_seat``):
 a player sits at a rated table in one browser, closes it, and opens the room's link in
 another browser that knows only the same player (``localStorage["cribbage.player"]``, no
 seat token): the page takes the seat back instead of offering to watch — which, in a rated
@@ -40,9 +40,16 @@ def test_a_player_takes_their_seat_back_on_another_device(tmp_path: Path, browse
         first.fill("#lobby-name", "Gry")
         first.click("button[data-seat='0']")
         first.wait_for_selector("#table[data-conn=open][data-seat='0']")
-        summary = httpx.get(f"{server.url}/api/rooms/{made['room']}").json()
-        assert summary["seats"][0]["player"] == gry["id"]
-        assert summary["seats"][1]["player"] is None  # a computer seat
+        summary = f"{server.url}/api/rooms/{made['room']}"
+        auth = {"Authorization": f"Player {gry['id']}.{gry['secret']}"}
+        assert httpx.get(summary, headers=auth).json()["your_seat"] == 0
+        assert httpx.get(summary).json()["your_seat"] is None  # nobody's seat is told
+        other_player = httpx.post(f"{server.url}/api/players", json={"name": "Ib"}).json()
+        assert httpx.get(summary, headers={
+            "Authorization": f"Player {other_player['id']}.{other_player['secret']}"}
+        ).json()["your_seat"] is None
+        assert httpx.get(summary, headers={"Authorization": "Player x.y"}).json()[
+            "your_seat"] is None  # a wrong credential is ignored here
         first.context.close()
 
         other = new_page(locale="da-DK")  # another device: the player, no seat token

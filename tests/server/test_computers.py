@@ -181,7 +181,7 @@ async def test_set_computer_needs_the_creator_token(make_server):
         assert frame["seats"][2] == {
             "seat": 2, "taken": True, "name": "Computer (easy)", "kind": "computer",
             "connected": False, "level": "easy", "computer_standin": False, "takeover_at": None,
-            "abandoned": False, "player": None,
+            "abandoned": False,
         }
         assert frame["events"][0] == {"type": "seat_taken", "seat": 2, "name": "Computer (easy)",
                                       "kind": "computer", "level": "easy"}

@@ -170,6 +170,21 @@ async def test_lobby_in_memory_with_ratings(tmp_path: Path) -> None:
         assert other["room"] not in host.lobby
         assert {t["room"] for t in lobby_of(server)} == {room, other["room"], later["room"]}
         assert not [f for f in watcher.frames[seen:] if f["type"].startswith("lobby")]
+        # A player whose profile is private is listed by name only: neither their id nor
+        # their rating tells anyone they are at a table now.
+        quiet = httpx.post(f"{server.http}/api/players", json={"name": "Kim"}).json()
+        assert httpx.patch(f"{server.http}/api/players/me", json={"private": True}, headers={
+            "Authorization": f"Player {quiet['id']}.{quiet['secret']}"}).status_code == 200
+        kim = await Client.connect(server.ws, name="Kim", player=quiet)
+        made.append(kim)
+        hidden = await kim.create_room({"players": 2}, room={"public": True})
+        await kim.join(hidden["room"], 0)
+        await host.lobby_subscribe()  # every table now
+        await settle(host, lambda lobby: hidden["room"] in lobby
+                     and lobby[hidden["room"]]["seats"][0]["name"] == "Kim")
+        entry = host.lobby[hidden["room"]]
+        assert entry["seats"][0]["name"] == "Kim" and entry["seats"][0]["player"] is None
+        assert entry["seats"][0]["rating"] is None
         for c in made:
             assert not c.problems, c.problems
     finally:

@@ -217,3 +217,34 @@ async def test_players_who_blocked_each_other_are_never_matched(make_server) -> 
     finally:
         for c in made:
             await c.close()
+
+
+async def test_another_table_after_a_match_and_a_challenge_ends_a_wait(make_server) -> None:
+    server = make_server(redis=True)
+    made = []
+    try:
+        ann, bob, cy = [await new_player(server, n) for n in ("Ann", "Bob", "Cy")]
+        a = await Client.connect(server.ws, name="Ann", player=ann)
+        b = await Client.connect(server.ws, name="Bob", player=bob)
+        c = await Client.connect(server.ws, name="Cy", player=cy)
+        made += [a, b, c]
+        await play_now(a)
+        await play_now(b)
+        first = await frame(a, "matched")
+        # Ann heard of her match and asks for a table of three: she waits for it (the
+        # match she heard of is given again only for the same table).
+        again = await play_now(a, {"players": 3})
+        assert again["type"] == "queue_status" and again["queue"] == "3-121-u-m1", again
+        assert len(frames_of(a, "matched")) == 1
+        # Cy challenges Ann while she waits; her accept ends the wait.
+        await c.send({"type": "challenge", "to": ann["id"], "options": {"players": 2}})
+        offer = await frame(a, "challenge_received")
+        await a.send({"type": "challenge_answer", "id": offer["challenge"]["id"],
+                      "answer": "accept"})
+        accepted = await frame(a, "challenge_accepted")
+        assert accepted["room"] != first["room"]
+        left = await frame(a, "queue_left")
+        assert left["reason"] == "cancelled" and left["queue"] == "3-121-u-m1"
+    finally:
+        for c in made:
+            await c.close()

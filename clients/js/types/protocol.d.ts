@@ -557,10 +557,6 @@ export interface SeatInfo {
    * a rated room's seat a computer stood in for during this game (its player was away past the takeover grace, or let the turn clock run out too often): the game counts as that player's loss even after they come back; false again when the next game starts
    */
   abandoned?: boolean;
-  /**
-   * the public id of the player who took this human seat (their profile, /p/<id>), or null: an open or computer seat, or one taken without a player. A client that is this player (its hello presented them) may take the seat back with a plain `join` of it, from any device
-   */
-  player?: string | null;
 }
 /**
  * What one seat (or a spectator) may see: ``engine.view(state, seat)``.

@@ -4,7 +4,7 @@
 // takes the seat with the ordinary join (the room record's autoSit, as for a table's creator).
 import { CribbageClient } from "../vendor/cribbage-client/index.js";
 import { h } from "./dom.js";
-import { LANGUAGES, formatList, lang, t } from "./i18n.js";
+import { formatList, lang, t } from "./i18n.js";
 import { loadPlayer } from "./player.js";
 import { loadName, saveName, updateRoom } from "./storage.js";
 
@@ -34,10 +34,6 @@ export function followLobby(onChange) {
   client.connect().catch(() => { /* the client reconnects by itself; `live` tells */ });
   lobby.stop = () => client.close();
   return lobby;
-}
-
-function languageName(code) {
-  return LANGUAGES.find((l) => l.code === code)?.name || code;
 }
 
 function description(table) {
@@ -85,8 +81,7 @@ function tableItem(table) {
     h("p", { class: "lobby-head" },
       h("strong", {}, description(table)),
       table.rated ? h("span", { class: "badge" }, t("lobby.rated")) : null,
-      h("span", { class: "muted" }, " ", t("lobby.language", { language: "" }),
-        h("span", { lang: table.language }, languageName(table.language))),
+      h("span", { class: "muted", "data-language": table.language }, " ", t(`lobby.in_${table.language}`)),
       h("span", { class: "muted" }, " · ", t("lobby.seats_free", { n: table.seats_free }))),
     h("ul", { class: "lobby-seats" }, table.seats.map((s) => seatItem(table, s))));
 }
@@ -99,7 +94,7 @@ export function lobbySection(lobby) {
   else if (!lobby.tables.length) body = h("p", { class: "muted", "data-key": "lobby-empty" }, t("lobby.empty"));
   else body = h("ul", { class: "lobby-list", "data-key": "lobby-list" }, lobby.tables.map(tableItem));
   return h("section", { class: "lobby", "aria-labelledby": "lobby-title" },
-    h("h2", { id: "lobby-title" }, t("lobby.title")),
+    h("h2", { id: "lobby-title" }, t("lobby.public_title")),
     h("p", { class: "lede" }, t("lobby.lede")),
     lobby.tables !== null && !lobby.live && !lobby.error ? h("p", { class: "muted", role: "status" }, t("lobby.offline")) : null,
     body);

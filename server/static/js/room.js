@@ -309,7 +309,10 @@ export function roomPage(root, roomId) {
   // ---------------------------------------------------------------- lobby --------------
   async function loadSummary() {
     try {
-      const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}`);
+      // With this browser's player, the summary says which seat here is theirs.
+      const me = loadPlayer();
+      const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}`,
+        { headers: me ? { Authorization: `Player ${me.id}.${me.secret}` } : {} });
       if (res.status === 404) {
         state.mode = "missing";
         stopLobbyPolling();
@@ -317,12 +320,10 @@ export function roomPage(root, roomId) {
         state.summary = await res.json();
         // This browser's player sits here (another tab or device took the seat, or the
         // seat token was lost): take the seat back — a player's join needs no token.
-        const me = loadPlayer();
-        const mine = me && state.mode === "lobby" && !resumedOwnSeat
-          ? state.summary.seats.find((s) => s.kind === "human" && s.player === me.id) : null;
-        if (mine) {
+        const mine = state.summary.your_seat;
+        if (me && mine !== null && mine !== undefined && state.mode === "lobby" && !resumedOwnSeat) {
           resumedOwnSeat = true;
-          connect(mine.seat, null);
+          connect(mine, null);
           return;
         }
       }
@@ -1199,7 +1200,8 @@ export function roomPage(root, roomId) {
   const record = loadRoom(roomId);
   if (record.seat !== null && record.seat !== undefined && record.seatToken) {
     connect(record.seat, record.seatToken); // reload / come back: resume the seat
-  } else if (record.autoSit !== undefined && record.autoSit !== null && state.name.trim()) {
+  } else if (record.autoSit !== undefined && record.autoSit !== null
+      && (state.name.trim() || loadPlayer())) { // a player sits under the player's own name
     updateRoom(roomId, { autoSit: null }); // the creator sits at once, once
     connect(record.autoSit, null);
   } else {
