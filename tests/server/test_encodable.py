@@ -382,7 +382,8 @@ def leaves(value: Any, path: Path = ()) -> list[tuple[Path, Any]]:
 NULLABLE = {("seat",), ("token",), ("since",), ("before",), ("nonce",), ("client",),
             ("request_id",),
             ("room",), ("action", "ref"), ("room", "answer_window"),
-            ("room", "takeover_grace"), ("room", "turn_seconds"), ("room", "match")}
+            ("room", "takeover_grace"), ("room", "turn_seconds"), ("room", "match"),
+            ("room", "hints")}
 """Fields where null is valid (for ``set_computer`` and ``join``, ``room`` is text: null is
 allowed only for ``set_computer``; see :func:`null_is_valid`)."""
 
