@@ -23,7 +23,9 @@ DRAW = """async ([view, names]) => {
     host = document.createElement('div');
     host.id = 'board-host';
     host.style.maxWidth = '100%';
-    document.querySelector('main').prepend(host);
+    // outside #app: the start page draws itself again when its lobby of public tables
+    // changes, which would take a board drawn inside it away
+    document.body.prepend(host);
   }
   host.replaceChildren(board(view, makeNames(seats, view, null), { lowball: false }));
   const svg = document.querySelector('#board-svg');

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+from conftest import LiveServer
 from crib_ui import table
 from test_comfort import axe
 
@@ -82,8 +83,6 @@ def test_the_waiting_screen_in_swedish_offers_the_computer(
 
 @pytest.fixture
 def live_server_offer():
-    from conftest import LiveServer
-
     from server.settings import Settings
 
     server = LiveServer(Settings(bot_delay_seconds=0, queue_computer_offer_seconds=1.0,
