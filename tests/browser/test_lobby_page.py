@@ -46,10 +46,11 @@ def test_a_public_table_from_the_lobby(live_server: Any, new_page: Any, axe_sour
     # (made with both seats free, then Ann sat: wait for the entry with her)
     entry = dane.wait_for_selector(f"li.lobby-table[data-room='{room}']:has-text('Ann')")
     text = entry.inner_text()
-    assert "Ann" in text and "1 ledig plads" in text and "Dansk" in text
+    assert "Ann" in text and "1 ledig plads" in text and "på dansk" in text
     assert "2 spillere" in text and "til 121" in text
     swede.wait_for_selector(f"li.lobby-table[data-room='{room}']:has-text('Ann')")
     assert "1 ledig plats" in swede.inner_text(f"li.lobby-table[data-room='{room}']")
+    assert "på danska" in swede.inner_text(f"li.lobby-table[data-room='{room}']")
     axe(dane, axe_source, "the lobby with a table in Danish")
     axe(swede, axe_source, "the lobby with a table in Swedish")
 
