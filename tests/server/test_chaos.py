@@ -213,6 +213,8 @@ def replay(record: Any, log: list[dict[str, Any]]) -> engine.GameState | None:
                                        record.seed, match=(record.settings or {}).get("match", 1))
         elif "action" in entry:
             state, _ = engine.apply(state, entry["seat"], entry["action"])
+        if "forfeit" in entry:  # a rated match forfeited in the same commit (rules §9.3)
+            state, _ = engine.apply(state, None, {"type": "forfeit", "sides": entry["forfeit"]})
     return state
 
 
