@@ -39,6 +39,9 @@ compares the two.
 * ``player_blocks`` (issue 20; migration 0007): who blocked whom (``server.social.blocks``):
   a blocked player cannot challenge the blocker, is never matched with them and cannot sit
   at a table where they sit.
+* ``player_mutes``, ``game_chat`` (issue 21; migration 0008): who muted whom at the table
+  (``server.chat.mutes``: the muted player's messages are not delivered to the muter) and
+  the chat messages of an archived game, one JSON array per game.
 * ``game_logs``: the room's log of the game, every entry in order (what caused each version
   and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
 """
@@ -388,6 +391,28 @@ player_blocks = Table(
 )
 Index("ix_player_blocks_blocked", player_blocks.c.blocked_id, player_blocks.c.blocker_id)
 
+player_mutes = Table(
+    "player_mutes",
+    metadata,
+    Column("muter_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           primary_key=True, comment="the player who muted"),
+    Column("muted_id", String(32), ForeignKey("players.id", ondelete="CASCADE"),
+           primary_key=True, comment="the player muted"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    comment="who muted whom at the table (issue 21 point 3; server.chat.mutes); "
+    "migration 0008",
+)
+
+game_chat = Table(
+    "game_chat",
+    metadata,
+    Column("game_id", String(16), ForeignKey("games.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("messages", Text, nullable=False,
+           comment="JSON array of the game's chat messages, oldest first"),
+    comment="the table talk of an archived game (issue 21 point 1); migration 0008",
+)
+
 TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals,
           game_logs, player_passkeys, passkey_challenges, matches, ratings, rating_history,
-          rating_board_counts, player_blocks)
+          rating_board_counts, player_blocks, player_mutes, game_chat)
