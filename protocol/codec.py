@@ -13,6 +13,8 @@ Decoding never raises anything but :class:`ProtocolError`, whose ``code`` is sta
   frame's UTF-8 bytes, a binary frame's bytes).
 * ``bad_message``: it parses, but is not a valid client message (unknown ``type``, missing or
   malformed fields);
+* ``bad_chat``: a ``chat`` whose ``text`` is not chat text (blank, a control, format or
+  direction-override character, a line break): the hygiene of names.
 * ``bad_name``: a ``hello`` whose ``name`` is not a display name (blank, only invisible
   characters, control or format characters; ``protocol.messages.DisplayName``);
 * ``bad_options``: a ``create_room`` or ``set_computer`` of the right shape whose only faults
@@ -291,6 +293,10 @@ def validate_client(data: dict[str, Any]) -> Any:
             tuple(e.get("loc", ())) == ("hello", "name") for e in errors
         ):
             code = "bad_name"
+        elif kind == "chat" and isinstance(data.get("text"), str) and any(
+            tuple(e.get("loc", ())) == ("chat", "text") for e in errors
+        ):
+            code = "bad_chat"
         reject_code = _act_reject_code(data, errors) if kind == "act" else "bad_action"
         text = validation_text(exc)
         if reject_code == "system_only":

@@ -35,6 +35,10 @@ CODEC_MEANINGS: dict[str, str] = {
         "the frame is longer than max_frame_bytes (told in welcome), counted in bytes (a "
         "text frame's UTF-8 bytes)"
     ),
+    "bad_chat": (
+        "a chat whose text is not chat text: blank after trimming, or holding a control, "
+        "format or direction-override character or a line break (the hygiene of names)"
+    ),
     "bad_message": (
         "decodes, but is not a valid client message (unknown type, missing, extra or "
         "malformed fields)"
@@ -197,6 +201,39 @@ SERVER_MEANINGS: dict[str, str] = {
     "origin_not_allowed": (
         "HTTP only: POST /api/rooms from a web page whose origin the server does not "
         "allow (allowed_origins); the same refusal at /ws is an HTTP 403 handshake answer"
+    ),
+    "chat_off": "the room's chat is off (room setting chat); nothing was said",
+    "chat_presets_only": (
+        "the room's chat takes preset phrases only (room setting chat: presets, the "
+        "default of rated and quick-match tables); send a preset id instead of text"
+    ),
+    "chat_too_long": (
+        "the chat text is longer than chat_max_chars characters (200 by default); nothing "
+        "was said"
+    ),
+    "chat_needs_player": (
+        "only a connection whose hello presented a player (POST /api/players) may chat, "
+        "mute or report"
+    ),
+    "chat_silenced": (
+        "a moderator silenced this player until retry_after seconds from now; nothing was "
+        "said"
+    ),
+    "chat_rate_limited": (
+        "this player said more than chat_per_player_seconds messages a second (1 by "
+        "default, bursts of chat_player_burst); wait retry_after seconds"
+    ),
+    "room_chat_busy": (
+        "the room's talk is at its limit (chat_per_room_second messages a second, 10 by "
+        "default); wait retry_after seconds"
+    ),
+    "message_not_found": (
+        "chat_mute or chat_report named a message this room no longer keeps (or never "
+        "had, or that this connection may not read)"
+    ),
+    "report_limited": (
+        "this player filed more reports than reports_per_hour allows (10 by default); "
+        "nothing was filed; wait retry_after seconds"
     ),
     "rate_limited": (
         "the connection sent frames faster than its limit (frame_rate, frame_burst); the "
@@ -368,6 +405,9 @@ ERROR_CODES: tuple[str, ...] = (
     "too_many_address_challenges", "too_many_pending_challenges", "seat_blocked",
     "player_not_found", "queue_needs_player", "not_queued",
     "no_computer_offer", "too_many_queue_joins", "too_many_address_queue_joins",
+    "bad_chat", "chat_off", "chat_presets_only", "chat_too_long", "chat_needs_player",
+    "chat_silenced", "chat_rate_limited", "room_chat_busy", "message_not_found",
+    "report_limited",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 from .actions import INT64_MAX, ClientAction
+from .chat import ChatMode, PresetId
 from .codes import ErrorCode, RejectCode
 from .patch import PatchOperation
 from .shapes import Event, Options, Suggestion, View
@@ -237,6 +238,10 @@ class RoomSettingsModel(_Model):
     language: Language | None = Field(
         default=None, description="the table's language, shown in the lobby (default: the "
         "creator's hello.language over the WebSocket, else en)")
+    chat: ChatMode | None = Field(
+        default=None, description="table talk: `off`, `presets` (preset phrases only) or "
+        "`free` (presets and free text); default `free`, `presets` for a rated table and a "
+        "quick-match table (docs/protocol.md, \"Chat\")")
 
 
 def _players_are(players: list[int]) -> dict[str, Any]:
@@ -482,10 +487,73 @@ class QueueAcceptComputer(_Model):
     type: Literal["queue_accept_computer"]
 
 
+def _check_chat_text(text: str) -> str:
+    """Free chat text: the hygiene of names (:func:`_check_name`: trimmed, something
+    visible, no control, format or direction-override characters, one line)."""
+    return _check_name(text)
+
+
+ChatText = Annotated[str, Field(min_length=1, max_length=1000),
+                     AfterValidator(_check_chat_text)]
+"""Free chat text: 1..1000 characters after trimming with the hygiene of names (one line, no
+control or format characters; ``bad_chat`` otherwise); the server's ``chat_max_chars`` (200
+by default) is the length it takes (``chat_too_long``)."""
+
+ChatMessageId = Annotated[int, Field(ge=1, le=INT64_MAX)]
+"""A chat message's id: 1, 2, 3 … within its room."""
+
+
+class ChatSay(_Model):
+    """Say something at the table this connection follows: exactly one of ``preset`` (an id
+    of ``protocol.chat.PRESETS``) and ``text`` (free text, if the room's ``chat`` is
+    ``free``). Players only (``chat_needs_player``: the connection's ``hello`` presented no
+    player). Answered by the ``chat`` frame every reader gets, or ``error`` (``not_joined``,
+    ``chat_off``, ``chat_presets_only``, ``bad_chat``, ``chat_too_long``, ``chat_silenced``,
+    ``chat_rate_limited``, ``room_chat_busy``). A seated player's message reaches the whole
+    table; a spectator's reaches only the spectators while a game is on, everyone otherwise
+    (docs/protocol.md, "Chat")."""
+
+    type: Literal["chat"]
+    preset: PresetId | None = None
+    text: ChatText | None = None
+
+
+class ChatMute(_Model):
+    """Mute the author of a message of this room (remembered for the player: their messages
+    are no longer delivered to any of this player's connections), or with ``block`` true
+    block them (the block of ``PUT /api/players/me/blocks/{id}``: no challenges, no quick
+    match, no shared table). Answered by ``chat_muted``."""
+
+    type: Literal["chat_mute"]
+    message: ChatMessageId
+    block: bool = False
+
+
+class ChatUnmute(_Model):
+    """Hear a muted player again (``GET /api/players/me/mutes`` lists them). Answered by
+    ``chat_muted`` with ``muted`` false."""
+
+    type: Literal["chat_unmute"]
+    player: PlayerId
+
+
+class ChatReport(_Model):
+    """Report a message of this room to the site's moderators; the report keeps the room's
+    last messages around it. Answered by ``chat_reported`` (``report_limited`` past the
+    reports a player may file)."""
+
+    type: Literal["chat_report"]
+    message: ChatMessageId
+    reason: Literal["abuse", "spam", "cheating", "other"] = "abuse"
+    note: str | None = Field(default=None, max_length=200,
+                             description="a few words for the moderator (plain text)")
+
+
 ClientMessage = Annotated[
     Hello | CreateRoom | Join | Act | Resync | Leave | Ping | SetComputer | HintRequest
     | HistoryRequest | LobbySubscribe | LobbyUnsubscribe | ChallengeRequest | ChallengeAnswer
-    | QueueJoin | QueueLeave | QueueAcceptComputer,
+    | QueueJoin | QueueLeave | QueueAcceptComputer | ChatSay | ChatMute | ChatUnmute
+    | ChatReport,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""
@@ -541,6 +609,7 @@ class RoomSettings(_Model):
     public: bool = Field(default=False, description="listed in the lobby while it waits "
                          "for players (false: private, by its share link only)")
     language: Language = Field(default="en", description="the table's language")
+    chat: ChatMode = Field(default="free", description="table talk: off, presets or free")
 
 
 class Welcome(_Model):
@@ -608,6 +677,11 @@ class Snapshot(_Model):
         "oldest first, as this seat may see them: after the `since` of a `join` or "
         "`resync`, after updates the server could not send, and the join that started the "
         "game. Absent when the server does not have them (then use `history`).",
+    )
+    chat: list[ChatMessage] | None = Field(
+        default=None,
+        description="the room's last messages this connection may read (muted authors "
+        "left out), oldest first; null when the room's chat is off",
     )
 
 
@@ -918,11 +992,67 @@ class Matched(_Model):
                            "(queue_accept_computer)")
 
 
+class ChatMessage(_Model):
+    """One message of a room's table talk, as readers get it. Show ``text`` as text, never
+    as markup or a link; show ``preset`` in the reader's own language."""
+
+    id: int = Field(ge=1, description="1, 2, 3 … within the room")
+    at: int = Field(ge=0, description="when it was said, Unix ms")
+    name: str = Field(description="the author's display name")
+    seat: int | None = Field(description="the author's seat, or null: a spectator")
+    player: str | None = Field(
+        description="the author's player id, or null when their profile is private")
+    audience: Literal["table", "spectators"] = Field(
+        description="who hears it: the whole table, or the spectators only (a spectator's "
+        "message during a game)")
+    preset: PresetId | None = Field(description="a preset phrase's id, or null")
+    text: str | None = Field(description="free text, or null")
+    game: int = Field(ge=0, description="the room's game number when it was said (0 "
+                      "before the first game starts)")
+
+
+class Chat(_Model):
+    """A message said at the table this connection follows (its own included), unless its
+    author is muted or blocked by this connection's player or it is for the spectators and
+    this connection sits at the table."""
+
+    type: Literal["chat"]
+    room: str
+    message: ChatMessage
+
+
+class ChatHidden(_Model):
+    """A moderator hid a message: remove it from the table's talk."""
+
+    type: Literal["chat_hidden"]
+    room: str
+    id: int
+
+
+class ChatMuted(_Model):
+    """Answer to ``chat_mute`` and ``chat_unmute``: whose messages this player no longer
+    hears (``muted``), and whether they are blocked."""
+
+    type: Literal["chat_muted"]
+    player: str
+    name: str | None
+    muted: bool
+    blocked: bool = False
+
+
+class ChatReported(_Model):
+    """Answer to ``chat_report``: the report is filed for the moderators."""
+
+    type: Literal["chat_reported"]
+    message: int
+    report: str = Field(description="the report's id")
+
+
 ServerMessage = Annotated[
     Welcome | RoomCreated | Snapshot | Update | Ack | Reject | Presence | Left | Error | Pong
     | Hint | History | Lobby | LobbyUpdate | ChallengeSent | ChallengeReceived
     | ChallengeAccepted | ChallengeDeclined | ChallengeExpired | QueueStatus | QueueLeft
-    | Matched,
+    | Matched | Chat | ChatHidden | ChatMuted | ChatReported,
     Field(discriminator="type"),
 ]
 """Any message the server may send."""
@@ -936,6 +1066,7 @@ SERVER_ADAPTER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 CLIENT_TYPES = frozenset(
     ["hello", "create_room", "join", "act", "resync", "leave", "ping", "set_computer", "hint",
      "history", "lobby_subscribe", "lobby_unsubscribe", "challenge", "challenge_answer",
-     "queue_join", "queue_leave", "queue_accept_computer"]
+     "queue_join", "queue_leave", "queue_accept_computer", "chat", "chat_mute",
+     "chat_unmute", "chat_report"]
 )
 """The ``type`` values of client messages."""
