@@ -157,6 +157,24 @@ REPLIES: dict[str, tuple[list[str], str]] = {
         ["Matched", "Error"],
         "`matched` with `computer` true; `error` `not_queued`, `no_computer_offer`.",
     ),
+    "ChatSay": (
+        ["Chat", "Error"],
+        "the `chat` frame every reader gets (this connection's own included); `error` "
+        "`chat_off`, `chat_presets_only`, `bad_chat`, `chat_too_long`, `chat_needs_player`, "
+        "`chat_silenced`, `chat_rate_limited`, `room_chat_busy`, `not_joined`.",
+    ),
+    "ChatMute": (
+        ["ChatMuted", "Error"],
+        "`chat_muted`; `error` `message_not_found`, `bad_mute`, `too_many_mutes`, "
+        "`too_many_blocks`, `chat_needs_player`.",
+    ),
+    "ChatUnmute": (["ChatMuted", "Error"], "`chat_muted` with `muted` false (unless a "
+                   "block stays); `error` `chat_needs_player`."),
+    "ChatReport": (
+        ["ChatReported", "Error"],
+        "`chat_reported`; `error` `message_not_found`, `bad_mute` (one's own message), "
+        "`report_limited`, `chat_needs_player`.",
+    ),
 }
 """Client message model -> (the server messages that answer it, how)."""
 
@@ -208,6 +226,11 @@ SENT: dict[str, str] = {
     "Matched": (
         "Unasked while waiting: the table is complete (or answers `queue_accept_computer`)."
     ),
+    "Chat": "Answers `chat`; unasked: a message said at the followed table that this "
+    "connection may read. Not versioned.",
+    "ChatHidden": "Unasked: a moderator hid a message of the followed table.",
+    "ChatMuted": "Answers `chat_mute` and `chat_unmute`.",
+    "ChatReported": "Answers `chat_report`.",
 }
 """Server message model -> when it is sent."""
 

@@ -79,6 +79,9 @@ class Client:
         """The lobby as this connection follows it (``lobby_subscribe``): room id -> its
         ``LobbyTable`` entry, kept up to date by ``lobby_update`` frames; None when not
         following."""
+        self.chat: list[dict[str, Any]] = []
+        """The room's talk as this connection reads it (``ChatMessage``s, oldest first):
+        from the join's snapshot, then each ``chat`` frame (``chat_hidden`` removes)."""
         self.frames: list[dict[str, Any]] = []
         self.views: dict[int, dict[str, Any] | None] = {}
         self.problems: list[str] = []
@@ -312,6 +315,29 @@ class Client:
         await self.send({"type": "lobby_unsubscribe"})
         self.lobby = None
 
+    async def say(self, preset: str | None = None, text: str | None = None,
+                  timeout: float = 5.0) -> dict[str, Any]:
+        """Say a preset phrase (an id of ``protocol.chat.PRESETS``) or free text at the
+        joined table; returns the ``ChatMessage`` as the server numbered it (this
+        connection's own ``chat`` frame).
+
+        Raises:
+            ClientError: ``chat_off``, ``chat_presets_only``, ``chat_rate_limited`` … (the
+                error's code).
+        """
+        mine = self.welcome["name"] if self.welcome else None
+        message: dict[str, Any] = {"type": "chat"}
+        if preset is not None:
+            message["preset"] = preset
+        if text is not None:
+            message["text"] = text
+        frame = await self.request(message, lambda f: (
+            f["type"] == "error" and f.get("ref") == "chat") or (
+            f["type"] == "chat" and f["message"]["name"] == mine
+            and f["message"]["preset"] == preset
+            and (text is None or f["message"]["text"] == text.strip())), timeout, retry=False)
+        return frame["message"]
+
     async def ping(self, nonce: str | int | None = None, timeout: float = 5.0) -> dict[str, Any]:
         """Ping; returns the ``pong``."""
         return await self.request(
@@ -393,6 +419,8 @@ class Client:
             self.seats = frame["seats"]
             if frame.get("seat_token"):
                 self.seat_token = frame["seat_token"]
+            if frame.get("chat") is not None:
+                self.chat = list(frame["chat"])
             self._keep_view()
         elif kind == "update":
             if frame["version"] != self.version + 1:
@@ -412,6 +440,10 @@ class Client:
                     s["connected"] = frame["connected"]
                     s["computer_standin"] = frame["computer_standin"]
                     s["abandoned"] = frame.get("abandoned", False)
+        elif kind == "chat":
+            self.chat.append(frame["message"])
+        elif kind == "chat_hidden":
+            self.chat = [c for c in self.chat if c["id"] != frame["id"]]
         elif kind == "left":
             self.room = None
             self.seat = None

@@ -224,12 +224,17 @@ SERVER_MEANINGS: dict[str, str] = {
         "default, bursts of chat_player_burst); wait retry_after seconds"
     ),
     "room_chat_busy": (
-        "the room's talk is at its limit (chat_per_room_second messages a second, 10 by "
+        "the room's talk is at its limit (chat_room_rate messages a second, 10 by "
         "default); wait retry_after seconds"
     ),
     "message_not_found": (
         "chat_mute or chat_report named a message this room no longer keeps (or never "
         "had, or that this connection may not read)"
+    ),
+    "bad_mute": "chat_mute or chat_report of one's own message, or muting oneself",
+    "too_many_mutes": (
+        "this player muted as many players as max_mutes allows (500 by default); unmute "
+        "some first"
     ),
     "report_limited": (
         "this player filed more reports than reports_per_hour allows (10 by default); "
@@ -407,7 +412,7 @@ ERROR_CODES: tuple[str, ...] = (
     "no_computer_offer", "too_many_queue_joins", "too_many_address_queue_joins",
     "bad_chat", "chat_off", "chat_presets_only", "chat_too_long", "chat_needs_player",
     "chat_silenced", "chat_rate_limited", "room_chat_busy", "message_not_found",
-    "report_limited",
+    "report_limited", "bad_mute", "too_many_mutes", "bad_block", "too_many_blocks",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -430,7 +435,7 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "too_many_history_reads", "rated_options", "rated_turn_clock",
     "too_many_leaderboard_reads", "bad_table_kind", "bad_around_player",
     "too_many_lobby_reads", "bad_lobby_filter",
-    *PASSKEY_MEANINGS, "bad_block", "too_many_blocks",
+    *PASSKEY_MEANINGS, "bad_block", "too_many_blocks", "bad_mute", "too_many_mutes",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from .codes import HttpErrorCode
-from .messages import DisplayName, Level, RoomSettings, SeatInfo
+from .messages import ChatMessage, DisplayName, Level, RoomSettings, SeatInfo
 from .shapes import Options
 
 
@@ -195,6 +195,9 @@ class ArchivedGameBody(_Model):
     match: ArchivedMatch | None = Field(
         default=None, description="The match this game was part of, or null for a single "
         "game (best of 1).")
+    chat: list[ChatMessage] = Field(
+        default_factory=list, description="The table talk said during the game, oldest "
+        "first, as its readers got it (what a moderator hid is left out).")
 
 
 PLAYER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
@@ -479,3 +482,24 @@ class BlockBody(_Model):
 
     player: str = Field(pattern=PLAYER_ID)
     blocked: Literal[True]
+
+
+class MutedPlayer(_Model):
+    """A player this player muted at the table."""
+
+    player: str = Field(pattern=PLAYER_ID)
+    name: str | None = Field(description="Their display name; null without one, or deleted.")
+    muted_at: str = Field(description="When, ISO 8601, UTC.")
+
+
+class MutesBody(_Model):
+    """``GET /api/players/me/mutes``: the players this player muted, newest first."""
+
+    mutes: list[MutedPlayer]
+
+
+class MuteBody(_Model):
+    """``PUT /api/players/me/mutes/{player}``: the mute is there."""
+
+    player: str = Field(pattern=PLAYER_ID)
+    muted: Literal[True]

@@ -680,8 +680,9 @@ class Snapshot(_Model):
     )
     chat: list[ChatMessage] | None = Field(
         default=None,
-        description="the room's last messages this connection may read (muted authors "
-        "left out), oldest first; null when the room's chat is off",
+        description="in the snapshot that answers a `join`: the room's last messages this "
+        "connection may read (muted and blocked authors left out), oldest first (empty "
+        "when the room's chat is off); absent in other snapshots",
     )
 
 

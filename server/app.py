@@ -59,6 +59,9 @@ from .archive.replay import replay_body
 from .archive.worker import Archiver
 from .broker import Broker, MemoryBroker, RedisBroker, ShardedRedisBroker
 from .budgets import Budgets, RedisBudgets
+from .chat.http import ROUTES as CHAT_ROUTES
+from .chat.mutes import MuteStore
+from .chat.service import ChatService
 from .computer_seats import ComputerSeats, DecideFn
 from .database import Database, database_url
 from .fanout import LocalRooms
@@ -135,6 +138,8 @@ class Services:
     passkeys: PasskeyStore | None = None
     lobby: Lobby | None = None
     social: SocialService | None = None
+    chat: ChatService | None = None
+    """Table talk (``server.chat``)."""
     matchmaking: Matchmaker | None = None
 
 
@@ -260,6 +265,9 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.social = build_social(settings, broker, service, services.players, database,
                                    services.limits, client, cluster_keys)
     services.matchmaking.blocks = quick_match_blocks(services.social.blocks)
+    services.chat = ChatService(store, settings, service.room_settings, MuteStore(database),
+                                services.social.blocks)
+    services.chat.archive_hide = services.archive.hide_chat
     app.state.services = services
     if gc_policy is not None:
         gc_policy.start()
@@ -390,6 +398,7 @@ async def _serve(
         players=services.players,
         lobby=services.lobby,
         social=services.social,
+        chat=services.chat,
     )
     session.matchmaking = services.matchmaking
     services.metrics.connections += 1
@@ -622,6 +631,7 @@ ROUTES = [
     *PASSKEY_ROUTES,
     *PLAYER_ROUTES,
     *SOCIAL_ROUTES,
+    *CHAT_ROUTES,
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics, methods=["GET"]),

@@ -34,6 +34,7 @@ import engine
 
 from . import frames
 from .broker import Broker
+from .chat import rules as chat_rules
 from .rooms import RoomService
 from .spectators import SpectatorFeed
 from .store.base import RoomRecord, StoreError, StoreUnavailable, takeover_times
@@ -155,6 +156,7 @@ class LocalRoom:
         self.sessions.discard(session)
         if self.feed is None:
             self.feed = SpectatorFeed(self.room_id, self.room_settings, self.seats)
+            self.feed.seated = self.seated_players
         self.feed.add(session)
 
     def drop(self, session: Session) -> None:
@@ -166,6 +168,11 @@ class LocalRoom:
     def seats(self, record: RoomRecord) -> list[dict[str, Any]]:
         """Seat facts with this process's view of presence (and of takeover times)."""
         return seat_infos(record, self.presence, self.takeovers)
+
+    def seated_players(self) -> frozenset[str]:
+        """The players holding a human seat, as of the newest known version."""
+        latest = self.latest()
+        return chat_rules.seated_players(latest.record if latest is not None else None)
 
     def seat_held(self, seat: int) -> bool:
         """Whether a local session holds ``seat``."""
@@ -296,6 +303,19 @@ class LocalRooms:
                 self.spawn(self.catch_up(local.room_id))
                 return
             self._deliver(local, data)
+        elif kind == "c":
+            entry = msg.get("m")
+            if isinstance(entry, dict):
+                for session in list(local.sessions):
+                    session.on_chat(local, entry)
+                if local.feed is not None and local.feed.watchers:
+                    local.feed.offer_chat(entry)
+        elif kind == "h":
+            frame = frames.chat_hidden(local.room_id, int(msg["id"]))
+            for session in list(local.sessions):
+                session.send(frame)
+            if local.feed is not None and local.feed.watchers:
+                local.feed.offer_presence(frame)  # shared like presence, to every spectator
         elif kind == "p":
             seat = int(msg["seat"])
             connected = bool(msg.get("connected"))

@@ -12,6 +12,7 @@ from typing import Any
 from protocol import messages as m
 from protocol.codec import ProtocolError, is_clean
 
+from .chat import rules as chat_rules
 from .store.base import RoomRecord
 
 SERVER_NAME = "cribbage-server/0.1"
@@ -64,10 +65,13 @@ def snapshot(
     *,
     seat_token: str | None = None,
     missed: list[dict[str, Any]] | None = None,
+    chat: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """``snapshot``: the room at ``record.version`` as ``seat`` sees it.
 
     Args:
+        chat: the room's last messages this connection may read, as readers get them (the
+            snapshot that answers a ``join``); omitted otherwise.
         missed: ``[{"version", "events"}]``, the versions the connection did not get as
             updates, with their events as the seat may see them, when the server knows
             them (a join that started the game or came back with ``since``, a catch-up
@@ -90,6 +94,8 @@ def snapshot(
         frame["history_from"] = record.game_from
     if missed is not None:
         frame["missed"] = missed
+    if chat is not None:
+        frame["chat"] = chat
     return frame
 
 
@@ -279,3 +285,25 @@ def challenge_declined(info: dict[str, Any]) -> dict[str, Any]:
 def challenge_expired(info: dict[str, Any]) -> dict[str, Any]:
     """``challenge_expired``: to both players, the challenge expired unanswered."""
     return {"type": "challenge_expired", "challenge": info}
+
+
+def chat(room: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """``chat``: one message of the room's talk, as readers get it (``entry`` is the stored
+    entry; its author's player id ``by`` is left out: ``server.chat.rules.public``)."""
+    return {"type": "chat", "room": room, "message": chat_rules.public(entry)}
+
+
+def chat_hidden(room: str, message_id: int) -> dict[str, Any]:
+    """``chat_hidden``: a moderator hid message ``message_id`` of ``room``."""
+    return {"type": "chat_hidden", "room": room, "id": int(message_id)}
+
+
+def chat_muted(player: str, name: str | None, muted: bool, blocked: bool) -> dict[str, Any]:
+    """``chat_muted``: the answer to ``chat_mute`` / ``chat_unmute``."""
+    return {"type": "chat_muted", "player": player, "name": name, "muted": muted,
+            "blocked": blocked}
+
+
+def chat_reported(message_id: int, report: str) -> dict[str, Any]:
+    """``chat_reported``: the report of message ``message_id`` is filed as ``report``."""
+    return {"type": "chat_reported", "message": int(message_id), "report": report}

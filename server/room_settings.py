@@ -6,7 +6,7 @@ Chosen at room creation (``POST /api/rooms`` body ``"room"``, ``create_room`` me
 room summary as ``room_settings``. As plain data::
 
     {"hints": true, "answer_window": 15.0, "takeover_grace": 60.0, "turn_seconds": null,
-     "match": 1, "rated": false, "public": false, "language": "en"}
+     "match": 1, "rated": false, "public": false, "language": "en", "chat": "free"}
 
 ``answer_window`` (seconds, docs/rules.md §5.2) defaults to the server's
 ``answer_window_seconds``; ``takeover_grace`` (seconds) is how long a human seat may stay
@@ -18,7 +18,9 @@ server's ``standard`` computer acts for it once (null: no turn clock, the defaul
 ``public`` lists the table in the lobby while it waits for players (``server.lobby``; the
 default is a private table, reached by its share link only); ``language`` is the table's
 language (``en``, ``da`` or ``sv``: what the lobby shows, for players who want to play in
-it; default the creator's: ``hello.language``, else ``en``).
+it; default the creator's: ``hello.language``, else ``en``); ``chat`` is the table's talk
+(``server.chat``): ``off``, ``presets`` (preset phrases only) or ``free`` (presets and free
+text), by default ``free``, and ``presets`` at a rated table and a quick-match table.
 
 A rated room (docs/rules.md §9, docs/protocol.md "Rated rooms") is played to the standard
 rules: 121 holes, no Lowball, no Back-up 10 and no Muggins (the ACC's tournament game;
@@ -51,11 +53,14 @@ RATED_OPTIONS = {"target": 121, "lowball": False, "backup10": False, "muggins": 
 """The engine options a rated room must have (docs/rules.md §9.2): the standard game to
 121, with neither variant and without Muggins; players and partnerships are free."""
 
+CHAT_MODES = ("off", "presets", "free")
+"""A table's talk (``server.chat``): none, preset phrases only, or presets and free text."""
+
 LANGUAGES = ("en", "da", "sv")
 """The languages a table may have (those of the web client's catalogues)."""
 
 KNOWN = frozenset({"hints", "answer_window", "takeover_grace", "turn_seconds", "match",
-                   "rated", "public", "language"})
+                   "rated", "public", "language", "chat"})
 """The room settings there are."""
 
 
@@ -191,6 +196,12 @@ def _resolve(requested: dict[str, Any] | None, settings: Settings,
         raise ValueError("room.language must be one of en, da, sv")
     out["public"] = public
     out["language"] = chosen_language
+    chat = req.get("chat")
+    if chat is None:
+        chat = "presets" if rated else "free"
+    if chat not in CHAT_MODES:
+        raise ValueError("room.chat must be one of off, presets, free")
+    out["chat"] = chat
     return out
 
 

@@ -32,6 +32,8 @@ from protocol.codec import Codec, ProtocolError, decode_client
 from protocol.patch import diff
 
 from . import frames
+from .chat import handlers as chat_handlers
+from .chat import rules as chat_rules
 from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
 from .limits import AddressLimits, FrameBucket
@@ -100,8 +102,21 @@ class Session:
         players: Any = None,
         lobby: Any = None,
         social: Any = None,
+        chat: Any = None,
     ) -> None:
         self.ws = websocket
+        self.chat = chat
+        """The process's ``server.chat.service.ChatService`` (None: chat is refused as not
+        joined)."""
+        self.not_heard: set[str] = set()
+        """Players whose messages this connection's player does not get (muted, blocked
+        either way), loaded at ``hello``."""
+        self.private = False
+        """Whether this connection's player keeps a private profile (chat then shows no
+        player id)."""
+        self._chat_held: list[dict[str, Any]] = []
+        """Chat entries that came while this connection was joining (sent after the
+        snapshot, unless the snapshot had them)."""
         self.social = social
         """The process's ``server.social.service.SocialService`` (challenges, blocks, online
         now), or None."""
@@ -304,6 +319,8 @@ class Session:
             if self.social is not None and self.player is not None:
                 with contextlib.suppress(Exception):
                     await self.social.disconnected(self)
+            if self.chat is not None and self.player is not None:
+                self.chat.unregister(self)
             self._queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer, 1.0)
@@ -414,7 +431,10 @@ class Session:
             if player is None:
                 return  # answered; the connection may say hello again
             self.player = player.id
+            self.private = bool(getattr(player, "private", False))
             name = player.name or name
+            if self.chat is not None:
+                self.not_heard = await self.chat.not_heard(player.id)
         self.name = name
         self.language = message.language
         # Only a token this server issued is taken back; any other (made up by a client,
@@ -426,6 +446,8 @@ class Session:
         self._watch_idle()
         self.send(frames.welcome(self.codec.encoding, self.player_token, self.name,
                                  self.settings.max_frame_bytes, self.player))
+        if self.chat is not None and self.player is not None:
+            self.chat.register(self)
         if self.social is not None and self.player is not None:
             await self.social.connected(self)  # online now; its open challenges
 
@@ -635,6 +657,7 @@ class Session:
         self.local = local
         self._joining = True
         self._buffer = []
+        self._chat_held = []
         try:
             result = await self.service.join(
                 message.room, message.seat, token, self.name, token_given=bool(message.token),
@@ -666,11 +689,19 @@ class Session:
             missed = [{"version": data.version, "events": data.events_for(self.seat)}]
         else:
             missed = None
-        self._send_snapshot(result.record, seat_token=self.seat_token, missed=missed)
+        talk = (await self.chat.recent_for(self, result.record)
+                if self.chat is not None else None)
+        self._send_snapshot(result.record, seat_token=self.seat_token, missed=missed,
+                            chat=talk)
         self._joining = False
         buffered, self._buffer = self._buffer, []
         for data in buffered:
             self.on_version(local, data)
+        held, self._chat_held = self._chat_held, []
+        last = max((e["id"] for e in talk or ()), default=0)
+        for entry in held:
+            if entry.get("id", 0) > last:
+                self.on_chat(local, entry)
         if result.seat is None and self.local is local:
             local.watch(self)  # served from now on by the room's spectator feed
 
@@ -792,6 +823,7 @@ class Session:
         record: RoomRecord,
         seat_token: str | None = None,
         missed: list[dict[str, Any]] | None = None,
+        chat: list[dict[str, Any]] | None = None,
     ) -> None:
         local = self.local
         assert local is not None
@@ -800,7 +832,7 @@ class Session:
         seats = local.seats(record)
         self.send(frames.snapshot(
             record, self.seat, self.service.room_settings(record), seats, view,
-            seat_token=seat_token, missed=missed,
+            seat_token=seat_token, missed=missed, chat=chat,
         ))
         self._remember_seats(seats)
         self._advance(record.version, view)
@@ -828,6 +860,22 @@ class Session:
         if seats is not None:
             self._remember_seats(seats)
         self._advance(data.version, view)
+
+    def on_chat(self, local: LocalRoom, entry: dict[str, Any]) -> None:
+        """A chat message of the room (a stored entry, ``server.chat.rules``): send it
+        unless this connection may not read it (a spectators-only message to a seated
+        player, an author this player does not hear). Never blocks."""
+        if self._joining:
+            self._chat_held.append(entry)
+            return
+        if self.local is not local:
+            return
+        latest = local.latest()
+        seated = self.seat is not None or (
+            self.player is not None and latest is not None
+            and self.player in chat_rules.seated_players(latest.record))
+        if chat_rules.reads(entry, seated, self.not_heard, self.player):
+            self.send(frames.chat(local.room_id, entry))
 
     def _remember_seats(self, seats: list[dict[str, Any]]) -> None:
         self._told = {s["seat"]: (s["connected"], s["name"], s["computer_standin"],
@@ -873,5 +921,9 @@ HANDLERS: dict[str, Callable[[Session, Any], Awaitable[None]]] = {
     "queue_join": queue_handlers.queue_join,
     "queue_leave": queue_handlers.queue_leave,
     "queue_accept_computer": queue_handlers.queue_accept_computer,
+    "chat": chat_handlers.on_chat,
+    "chat_mute": chat_handlers.on_chat_mute,
+    "chat_unmute": chat_handlers.on_chat_unmute,
+    "chat_report": chat_handlers.on_chat_report,
 }
 """The handler of each client message type (one table for every session)."""

@@ -338,6 +338,31 @@ class Settings(BaseSettings):
         3, ge=0, description="challenges one player may have waiting for an answer at once "
         "(0: no limit); more get too_many_pending_challenges"
     )
+    chat_keep: int = Field(
+        100, ge=1, le=10000, description="chat messages a room keeps (a joining client gets "
+        "them, the archive keeps a game's); older ones are dropped"
+    )
+    chat_max_chars: int = Field(
+        200, ge=1, le=1000, description="characters of one chat message's free text; "
+        "longer is chat_too_long"
+    )
+    chat_player_rate: float = Field(
+        1.0, ge=0, description="chat messages one player may say a second on average (0: "
+        "no limit), per process; more get chat_rate_limited"
+    )
+    chat_player_burst: int = Field(
+        5, ge=1, description="chat messages one player may say at once before "
+        "chat_player_rate applies"
+    )
+    chat_room_rate: int = Field(
+        10, ge=0, description="chat messages one room takes a second, all its players and "
+        "spectators together (0: no limit), counted by the room store; more get "
+        "room_chat_busy"
+    )
+    max_mutes: int = Field(
+        500, ge=0, description="players one player may mute (0: no limit); more get "
+        "too_many_mutes"
+    )
     max_blocks: int = Field(
         500, ge=0, description="players one player may block (0: no limit); more get 409 "
         "too_many_blocks"

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.patch import diff
 
 from . import frames
+from .chat import rules as chat_rules
 from .store.base import RoomRecord
 from .views import VersionData, redact
 from .wsguard import prepared_frame
@@ -53,6 +54,10 @@ catches up with a snapshot once it has read them."""
 KEEP_EVENTS = 64
 """Versions whose public events the feed keeps for the ``missed`` of a catching-up
 snapshot."""
+
+CHAT_KEPT = 64
+"""Chat messages waiting for the feed at most (older ones give way: the room's rate,
+``chat_room_rate``, keeps far fewer waiting)."""
 
 PRESENCE_KEPT = 32
 """Presence frames waiting for the feed at most (older ones give way; a spectator that
@@ -107,6 +112,10 @@ class SpectatorFeed:
         self._pending: deque[_Version] = deque()
         self._events: deque[tuple[int, list[dict[str, Any]]]] = deque(maxlen=KEEP_EVENTS)
         self._presence: deque[dict[str, Any]] = deque(maxlen=PRESENCE_KEPT)
+        self._chat: deque[dict[str, Any]] = deque(maxlen=CHAT_KEPT)
+        self.seated: Callable[[], frozenset[str]] = frozenset
+        """The players seated at the table now (a spectating connection of theirs does not
+        read the spectators' talk): ``server.fanout`` gives the room's."""
         self._todo: set[Session] = set()
         """Spectators that may be behind the newest version without a new version to
         serve: new ones, and those skipped."""
@@ -147,6 +156,13 @@ class SpectatorFeed:
             self._presence.append(frame)
             self._kick()
 
+    def offer_chat(self, entry: dict[str, Any]) -> None:
+        """A chat message (a stored entry, ``server.chat.rules``) for the spectators who may
+        read it."""
+        if self.watchers:
+            self._chat.append(entry)
+            self._kick()
+
     def close(self) -> None:
         """The room has no connection left here: stop."""
         self.watchers.clear()
@@ -170,6 +186,8 @@ class SpectatorFeed:
         while True:
             while self._presence:
                 await self._presence_round(self._presence.popleft())
+            while self._chat:
+                await self._chat_round(self._chat.popleft())
             if self._pending:
                 if len(self._pending) > MAX_LAG:  # behind the room: skip to the newest
                     self.lagged += 1
@@ -187,7 +205,7 @@ class SpectatorFeed:
             self._todo = set()
             left = await self._round(version, todo)
             self._todo |= left
-            if left and not self._pending and not self._presence:
+            if left and not self._pending and not self._presence and not self._chat:
                 # Only spectators that took no frame are left: give their connections time
                 # to drain (a new version or presence frame ends the wait).
                 self._wake.clear()
@@ -260,6 +278,31 @@ class SpectatorFeed:
         if [v for v, _ in kept] == list(range(last + 1, data.version + 1)):
             return [{"version": v, "events": e} for v, e in kept]
         return data.missed_since(None, last)
+
+    async def _chat_round(self, entry: dict[str, Any]) -> None:
+        """Send a chat message to every spectator who may read it: one frame, encoded once
+        per encoding. A spectator whose connection takes no frame misses it (talk is not
+        state: nothing to catch up)."""
+        frame = frames.chat(self.room_id, entry)
+        seated = self.seated()
+        encoded: dict[str, tuple[str | bytes, bytes]] = {}
+        for i, s in enumerate(list(self.watchers)):
+            if i and i % BATCH == 0:
+                await asyncio.sleep(0)
+                if s not in self.watchers:
+                    continue
+            if not chat_rules.reads(entry, s.player is not None and s.player in seated,
+                                    s.not_heard, s.player):
+                continue
+            data = encoded.get(s.codec.encoding)
+            if data is None:
+                text = s.codec.encode(frame)
+                data = encoded[s.codec.encoding] = (text, prepared_frame(text))
+                self.encodings += 1
+            if s.send_shared(*data, BACKLOG):
+                self.frames_sent += 1
+            else:
+                self.skipped += 1
 
     async def _presence_round(self, frame: dict[str, Any]) -> None:
         encoded: dict[str, tuple[str | bytes, bytes]] = {}

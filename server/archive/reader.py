@@ -6,7 +6,7 @@ The seam the players' pages, statistics and the ``/replay/<game>`` page build on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +15,15 @@ from sqlalchemy import and_, or_, select
 from protocol import jsontext
 
 from ..database import Database
-from ..database.schema import game_deals, game_logs, game_seats, games, matches, players
+from ..database.schema import (
+    game_chat,
+    game_deals,
+    game_logs,
+    game_seats,
+    games,
+    matches,
+    players,
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,9 @@ class ArchivedGame:
     deals: list[dict[str, Any]]
     log: list[dict[str, Any]] | None
     match: dict[str, Any] | None = None
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    """The table talk of the game as stored (``game_chat``: entries with their author's
+    ``by`` and, once a moderator hid them, ``"hidden": true``)."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +104,42 @@ class ArchiveReader:
                 found = (await conn.execute(select(matches).where(
                     matches.c.id == row._mapping["match_id"]))).mappings().first()
                 match = dict(found) if found is not None else None
-        return ArchivedGame(dict(row._mapping), seat_rows, deal_rows, log, match)
+            talk = (await conn.execute(select(game_chat.c.messages).where(
+                game_chat.c.game_id == game_id))).scalar()
+        return ArchivedGame(dict(row._mapping), seat_rows, deal_rows, log, match,
+                            jsontext.loads(talk) if talk else [])
+
+    async def hide_chat(self, room_id: str, message_id: int) -> bool:
+        """Mark message ``message_id`` of room ``room_id`` hidden in every archived game of
+        that room that holds it (a moderator's hide; ``GET /api/games/{id}`` leaves it out).
+
+        Returns:
+            Whether an archived game held it.
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
+        """
+        if not self.db.migrated:
+            await self.db.migrate()
+        found = False
+        async with self.db.begin() as conn:
+            rows = (await conn.execute(
+                select(game_chat.c.game_id, game_chat.c.messages)
+                .join(games, games.c.id == game_chat.c.game_id)
+                .where(games.c.room_id == room_id))).all()
+            for game_id, text in rows:
+                talk = jsontext.loads(text)
+                hit = False
+                for entry in talk:
+                    if entry.get("id") == message_id and not entry.get("hidden"):
+                        entry["hidden"] = True
+                        hit = True
+                if hit:
+                    found = True
+                    await conn.execute(game_chat.update().where(
+                        game_chat.c.game_id == game_id).values(
+                        messages=jsontext.dumps(talk)))
+        return found
 
     async def player_games(
         self, player_id: str, *, limit: int = 20, cursor: str | None = None

@@ -19,6 +19,7 @@ from typing import Any
 
 from protocol.events import redact
 
+from ..chat import rules as chat_rules
 from .reader import ArchivedGame
 
 
@@ -81,6 +82,7 @@ def replay_body(archived: ArchivedGame) -> dict[str, Any]:
             ],
         },
         "match": _match(archived),
+        "chat": [chat_rules.public(e) for e in archived.chat if not e.get("hidden")],
     }
 
 

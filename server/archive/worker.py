@@ -166,11 +166,13 @@ class Archiver:
                     log.warning("archive: room %s game %d: the room's log no longer starts "
                                 "at the game's first version (%s, not %s); archived as kept",
                                 deadline.room, game, entries[0].get("v"), payload.get("first"))
+                talk = await self._talk(deadline.room, game)
                 try:
                     async with asyncio.timeout(self.settings.archive_timeout_seconds):
                         if not self.db.migrated:
                             await self.db.migrate()
                         rows = game_rows(deadline.room, payload, entries, time.time())
+                        rows["chat"] = talk
                         written = await write_game(self.db, rows)
                 except asyncio.CancelledError:
                     raise
@@ -187,6 +189,17 @@ class Archiver:
         finally:
             if done:
                 self._pending.pop(deadline.member, None)
+
+    async def _talk(self, room_id: str, game: int) -> list[dict[str, Any]]:
+        """The room's kept chat messages of game ``game`` (the first game's also those said
+        before it started), as stored.
+
+        Raises:
+            StoreError: the room store failed (the claim's lease brings the archive back).
+        """
+        kept = await self.store.chat_recent(room_id)
+        games = {game, 0} if game == 1 else {game}
+        return [e for e in kept if e.get("game") in games]
 
     async def _failed(self, ref: ClaimRef, exc: BaseException) -> None:
         """The database failed: try again after a back-off, keeping the room meanwhile."""

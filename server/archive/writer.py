@@ -15,8 +15,10 @@ from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from protocol import jsontext
+
 from ..database import Database
-from ..database.schema import game_deals, game_logs, game_seats, games, players
+from ..database.schema import game_chat, game_deals, game_logs, game_seats, games, players
 from ..ratings.update import rate_game, upsert_match
 
 _STATEMENTS: dict[str, Any] = {}
@@ -33,6 +35,7 @@ def _statements(dialect: str) -> dict[str, Any]:
             "seats": game_seats.insert(),
             "deals": game_deals.insert(),
             "log": game_logs.insert(),
+            "chat": game_chat.insert(),
         }
     return found
 
@@ -70,5 +73,8 @@ async def write_game(db: Database, rows: dict[str, Any]) -> bool:
         if rows["deals"]:
             await conn.execute(statements["deals"], rows["deals"])
         await conn.execute(statements["log"], rows["log"])
+        if rows.get("chat"):
+            await conn.execute(statements["chat"], {
+                "game_id": rows["game"]["id"], "messages": jsontext.dumps(rows["chat"])})
         await rate_game(conn, db.dialect, {**rows, "seats": seats})
     return True

@@ -97,8 +97,9 @@ class Table:
                 "backup10": self.backup10}
 
     def room(self) -> dict[str, Any]:
-        """The room settings of a matched room (``server.room_settings.resolve`` input)."""
-        return {"match": self.match, "rated": self.rated}
+        """The room settings of a matched room (``server.room_settings.resolve`` input):
+        its talk is preset phrases only (strangers meet there: docs/protocol.md "Chat")."""
+        return {"match": self.match, "rated": self.rated, "chat": "presets"}
 
     def to_dict(self) -> dict[str, Any]:
         """As ``queue_status.table`` / ``matched.table``."""

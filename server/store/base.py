@@ -408,6 +408,16 @@ def presence_message(
     return message
 
 
+def chat_message(room: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The message published for a chat message: ``{"t": "c", "room", "m": entry}`` (the
+    entry with its ``id``)."""
+    return {"t": "c", "room": room, "m": entry}
+
+
+class RoomGone(StoreError):
+    """The room does not exist (expired, or never made)."""
+
+
 def due_ms(due: float) -> int:
     """A due time (Unix seconds) as the wire gives it: Unix milliseconds, rounded."""
     return int(due * 1000 + 0.5)
@@ -691,6 +701,35 @@ class RoomStore(ABC):
         """Keep the room (every key of it) until at least Unix time ``until``: its expiry
         is pushed back if it would come sooner (never brought forward). Returns whether the
         room exists."""
+
+    # -- table talk (server.chat) ------------------------------------------------------
+    @abstractmethod
+    async def chat_post(self, room_id: str, entry: dict[str, Any], keep: int,
+                        per_second: int = 0) -> int | None:
+        """Say a chat message in a room: number it (1, 2, … per room), keep the room's last
+        ``keep`` messages and publish ``chat_message(room_id, entry)`` on the room's
+        channel, atomically. ``entry`` is the message without its ``id`` (plain JSON data).
+
+        Returns:
+            The message's id; None when the room said ``per_second`` messages within this
+            Unix second already (0: no limit) and nothing was kept.
+
+        Raises:
+            RoomGone: no such room (expired or never made).
+            StoreUnavailable, OutcomeUnknown: as for :meth:`commit` (a message sent again
+            after ``OutcomeUnknown`` may be said twice: chat is not an action).
+        """
+
+    @abstractmethod
+    async def chat_recent(self, room_id: str) -> list[dict[str, Any]]:
+        """The room's kept messages, oldest first, without those a moderator hid (each with
+        its ``id``); ``[]`` for a room without any (or gone)."""
+
+    @abstractmethod
+    async def chat_hide(self, room_id: str, message_id: int) -> bool:
+        """Hide a message for everyone: left out of :meth:`chat_recent` from now on, and
+        ``{"t": "h", "room", "id"}`` published on the room's channel. Returns whether it
+        was newly hidden."""
 
     # -- the rest --------------------------------------------------------------------------
     async def token_secret(self) -> bytes:

@@ -35,8 +35,10 @@ from .base import (
     Done,
     ParkOutcome,
     PresenceCounts,
+    RoomGone,
     RoomRecord,
     RoomStore,
+    chat_message,
     counts_as_done,
     due_ms,
     presence_message,
@@ -47,7 +49,7 @@ from .health import StoreHealth
 
 class _Room:
     __slots__ = ("record", "version", "actions", "log", "presence", "watchers", "expires",
-                 "outbox")
+                 "outbox", "chat", "chat_seq", "chat_hidden", "chat_rate")
 
     def __init__(self, record: RoomRecord, expires: float) -> None:
         self.record = record
@@ -58,6 +60,11 @@ class _Room:
         self.presence: dict[tuple[int, str], int] = {}
         self.watchers: dict[str, int] = {}
         self.expires = expires
+        self.chat: list[dict[str, Any]] = []
+        self.chat_seq = 0
+        self.chat_hidden: set[int] = set()
+        self.chat_rate = (0, 0)
+        """(Unix second, messages said in it)."""
 
     def totals(self) -> PresenceCounts:
         out: PresenceCounts = {}
@@ -458,6 +465,42 @@ class MemoryStore(RoomStore):
             return False
         if room.expires < until:
             room.expires = until
+        return True
+
+    async def chat_post(self, room_id: str, entry: dict[str, Any], keep: int,
+                        per_second: int = 0) -> int | None:
+        """See :meth:`RoomStore.chat_post`."""
+        room = self._get(room_id)
+        if room is None:
+            raise RoomGone(f"room {room_id} does not exist")
+        if per_second > 0:
+            second = int(self._clock())
+            at, n = room.chat_rate
+            n = n + 1 if at == second else 1
+            room.chat_rate = (second, n)
+            if n > per_second:
+                return None
+        room.chat_seq += 1
+        said = {"id": room.chat_seq, **entry}
+        room.chat.append(said)
+        del room.chat[:-max(1, int(keep))]
+        self.broker.deliver(room_id, chat_message(room_id, said))
+        return room.chat_seq
+
+    async def chat_recent(self, room_id: str) -> list[dict[str, Any]]:
+        """See :meth:`RoomStore.chat_recent`."""
+        room = self._get(room_id)
+        if room is None:
+            return []
+        return [dict(e) for e in room.chat if e["id"] not in room.chat_hidden]
+
+    async def chat_hide(self, room_id: str, message_id: int) -> bool:
+        """See :meth:`RoomStore.chat_hide`."""
+        room = self._get(room_id)
+        if room is None or message_id in room.chat_hidden:
+            return False
+        room.chat_hidden.add(int(message_id))
+        self.broker.deliver(room_id, {"t": "h", "room": room_id, "id": int(message_id)})
         return True
 
     async def ping(self) -> bool:

@@ -71,6 +71,7 @@ from .base import (
     OutcomeUnknown,
     ParkOutcome,
     PresenceCounts,
+    RoomGone,
     RoomRecord,
     RoomStore,
     StoreUnavailable,
@@ -136,6 +137,8 @@ class RedisStore(RoomStore):
         self._claim_owner = self._script("owner_claim.lua")
         self._outbox_done = self._script("outbox_done.lua")
         self._hold = self._script("hold.lua")
+        self._chat_post = self._script("chat_post.lua")
+        self._chat_hide = self._script("chat_hide.lua")
         self._dl_index = f"{prefix}deadlines"
         self._owners = f"{prefix}{{owners}}:live"
         self._reaping = f"{prefix}{{owners}}:reaping"
@@ -566,6 +569,40 @@ class RedisStore(RoomStore):
         keys = [self.key(room_id, k) for k in ("state", "actions", "log", "presence",
                                                 "deadlines", "deadline_data", "outbox")]
         return bool(int(await self._write(self._hold, keys, [seconds])))
+
+    # -- table talk ------------------------------------------------------------------------
+    async def chat_post(self, room_id: str, entry: dict[str, Any], keep: int,
+                        per_second: int = 0) -> int | None:
+        """See :meth:`RoomStore.chat_post` (one script call, ``chat_post.lua``; the room's
+        ``chat`` list, ``chat_seq`` and this second's ``chat_rate:<s>`` keys)."""
+        text = jsontext.dumps(entry)
+        second = int(time.time())
+        keys = [self.key(room_id, "state"), self.key(room_id, "chat"),
+                self.key(room_id, "chat_seq"), self.key(room_id, f"chat_rate:{second}")]
+        got = int(await self._write(self._chat_post, keys, [
+            "," + text[1:] if text != "{}" else "}", int(keep), self.ttl,
+            self.channel(room_id), room_id, int(per_second)]))
+        if got == 0:
+            raise RoomGone(f"room {room_id} does not exist")
+        return None if got < 0 else got
+
+    async def chat_recent(self, room_id: str) -> list[dict[str, Any]]:
+        """See :meth:`RoomStore.chat_recent` (the ``chat`` list and ``chat_hidden`` set)."""
+        async def call() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.lrange(self.key(room_id, "chat"), 0, -1)
+                pipe.smembers(self.key(room_id, "chat_hidden"))
+                return await pipe.execute()
+        raw, hidden = await self._read(call)
+        gone = {int(h) for h in hidden}
+        out = [jsontext.loads(item) for item in raw]
+        return [e for e in out if e.get("id") not in gone]
+
+    async def chat_hide(self, room_id: str, message_id: int) -> bool:
+        """See :meth:`RoomStore.chat_hide` (one script call, ``chat_hide.lua``)."""
+        return bool(int(await self._write(
+            self._chat_hide, [self.key(room_id, "chat_hidden")],
+            [int(message_id), self.ttl, self.channel(room_id), room_id])))
 
     # -- the rest --------------------------------------------------------------------------
     async def token_secret(self) -> bytes:

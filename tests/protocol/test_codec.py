@@ -58,6 +58,11 @@ CLIENT_EXAMPLES = [
     {"type": "queue_join"},
     {"type": "queue_leave"},
     {"type": "queue_accept_computer"},
+    {"type": "chat", "preset": "good_game"},
+    {"type": "chat", "text": "Godt spil! 👍"},
+    {"type": "chat_mute", "message": 3, "block": True},
+    {"type": "chat_unmute", "player": "q3zq6v2fkm4xw7ra"},
+    {"type": "chat_report", "message": 3, "reason": "spam", "note": "links"},
 ]
 
 SERVER_EXAMPLES = [
@@ -105,6 +110,13 @@ SERVER_EXAMPLES = [
                    "level": None}],
         "seats_free": 1, "version": 1, "created": 1764680000.0}]},
     {"type": "lobby_update", "added": [], "changed": [], "removed": ["k3JfQ9xa2B"]},
+    {"type": "chat", "room": "k3JfQ9xa2B", "message": {
+        "id": 3, "at": 1764680000000, "name": "Åse", "seat": None, "player": None,
+        "audience": "spectators", "preset": None, "text": "Bra spelat", "game": 1}},
+    {"type": "chat_hidden", "room": "k3JfQ9xa2B", "id": 3},
+    {"type": "chat_muted", "player": "q3zq6v2fkm4xw7ra", "name": "Bo", "muted": True,
+     "blocked": False},
+    {"type": "chat_reported", "message": 3, "report": "r1"},
 ]
 
 

@@ -274,6 +274,16 @@ async def test_every_builder_makes_a_valid_frame():
     build("challenge_expired", {**info, "status": "expired"})
     build("challenge_accepted", {**info, "status": "accepted", "answered": 5.0,
                                  "room_id": "k3JfQ9xa2B"}, "k3JfQ9xa2B", 1)
+    entry = {"id": 3, "at": 1764680000000, "name": "Åse", "seat": None, "player": None,
+             "by": "q3zq6v2fkm4xw7ra", "audience": "spectators", "preset": None,
+             "text": "<img src=x>", "game": 1}
+    build("chat", "k3JfQ9xa2B", entry)
+    build("chat", "k3JfQ9xa2B", {**entry, "seat": 0, "player": "q3zq6v2fkm4xw7ra",
+                                 "audience": "table", "preset": "nice_go", "text": None})
+    build("chat_hidden", "k3JfQ9xa2B", 3)
+    build("chat_muted", "q3zq6v2fkm4xw7ra", "Bo", True, False)
+    build("chat_muted", "q3zq6v2fkm4xw7ra", None, False, False)
+    build("chat_reported", 3, "r2x7q4m9k3t5w8za")
     for code in codes.ERROR_CODES:
         build("error", code, codes.MEANINGS[code])
         build("error", code, codes.MEANINGS[code], "join")
