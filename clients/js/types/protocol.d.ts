@@ -22,7 +22,11 @@ export type ClientMessage =
   | ChallengeAnswer
   | QueueJoin
   | QueueLeave
-  | QueueAcceptComputer;
+  | QueueAcceptComputer
+  | ChatSay
+  | ChatMute
+  | ChatUnmute
+  | ChatReport;
 export type ServerMessage =
   | Welcome
   | RoomCreated
@@ -45,7 +49,11 @@ export type ServerMessage =
   | ChallengeExpired
   | QueueStatus
   | QueueLeft
-  | Matched;
+  | Matched
+  | Chat
+  | ChatHidden
+  | ChatMuted
+  | ChatReported;
 
 /**
  * First message of a connection: who is there.
@@ -165,6 +173,10 @@ export interface RoomSettingsModel {
    * the table's language, shown in the lobby (default: the creator's hello.language over the WebSocket, else en)
    */
   language?: ("en" | "da" | "sv") | null;
+  /**
+   * table talk: `off`, `presets` (preset phrases only) or `free` (presets and free text); default `free`, `presets` for a rated table and a quick-match table (docs/protocol.md, "Chat")
+   */
+  chat?: ("off" | "presets" | "free") | null;
 }
 /**
  * Sit at ``seat`` of ``room`` (or watch, with ``seat`` null or left out).
@@ -416,6 +428,77 @@ export interface QueueAcceptComputer {
   type: "queue_accept_computer";
 }
 /**
+ * Say something at the table this connection follows: exactly one of ``preset`` (an id
+ * of ``protocol.chat.PRESETS``) and ``text`` (free text, if the room's ``chat`` is
+ * ``free``). Players only (``chat_needs_player``: the connection's ``hello`` presented no
+ * player). Answered by the ``chat`` frame every reader gets, or ``error`` (``not_joined``,
+ * ``chat_off``, ``chat_presets_only``, ``bad_chat``, ``chat_too_long``, ``chat_silenced``,
+ * ``chat_rate_limited``, ``room_chat_busy``). A seated player's message reaches the whole
+ * table; a spectator's reaches only the spectators while a game is on, everyone otherwise
+ * (docs/protocol.md, "Chat").
+ */
+export interface ChatSay {
+  type: "chat";
+  preset?:
+    | (
+        | "hello"
+        | "good_luck"
+        | "have_fun"
+        | "good_game"
+        | "well_played"
+        | "nice_hand"
+        | "nice_crib"
+        | "well_pegged"
+        | "lucky_starter"
+        | "nice_go"
+        | "thanks"
+        | "sorry"
+        | "oops"
+        | "wow"
+        | "thinking"
+        | "one_more"
+        | "brb"
+        | "back"
+        | "must_go"
+        | "bye"
+      )
+    | null;
+  text?: string | null;
+}
+/**
+ * Mute the author of a message of this room (remembered for the player: their messages
+ * are no longer delivered to any of this player's connections), or with ``block`` true
+ * block them (the block of ``PUT /api/players/me/blocks/{id}``: no challenges, no quick
+ * match, no shared table). Answered by ``chat_muted``.
+ */
+export interface ChatMute {
+  type: "chat_mute";
+  message: number;
+  block?: boolean;
+}
+/**
+ * Hear a muted player again (``GET /api/players/me/mutes`` lists them). Answered by
+ * ``chat_muted`` with ``muted`` false.
+ */
+export interface ChatUnmute {
+  type: "chat_unmute";
+  player: string;
+}
+/**
+ * Report a message of this room to the site's moderators; the report keeps the room's
+ * last messages around it. Answered by ``chat_reported`` (``report_limited`` past the
+ * reports a player may file).
+ */
+export interface ChatReport {
+  type: "chat_report";
+  message: number;
+  reason?: "abuse" | "spam" | "cheating" | "other";
+  /**
+   * a few words for the moderator (plain text)
+   */
+  note?: string | null;
+}
+/**
  * Answer to ``hello``: the player token to keep (and give back in later ``hello``).
  */
 export interface Welcome {
@@ -500,6 +583,10 @@ export interface RoomSettings {
    * the table's language
    */
   language?: "en" | "da" | "sv";
+  /**
+   * table talk: off, presets or free
+   */
+  chat?: "off" | "presets" | "free";
 }
 /**
  * The whole picture of a room for one connection, at ``version``.
@@ -528,6 +615,10 @@ export interface Snapshot {
    * the events of the versions this connection did not get as updates, oldest first, as this seat may see them: after the `since` of a `join` or `resync`, after updates the server could not send, and the join that started the game. Absent when the server does not have them (then use `history`).
    */
   missed?: MissedVersion[] | null;
+  /**
+   * the room's last messages this connection may read (muted authors left out), oldest first; null when the room's chat is off
+   */
+  chat?: ChatMessage[] | null;
 }
 /**
  * Public facts about one seat of a room.
@@ -1405,6 +1496,71 @@ export interface GameAbandonedEvent {
   game_number: number;
 }
 /**
+ * One message of a room's table talk, as readers get it. Show ``text`` as text, never
+ * as markup or a link; show ``preset`` in the reader's own language.
+ */
+export interface ChatMessage {
+  /**
+   * 1, 2, 3 … within the room
+   */
+  id: number;
+  /**
+   * when it was said, Unix ms
+   */
+  at: number;
+  /**
+   * the author's display name
+   */
+  name: string;
+  /**
+   * the author's seat, or null: a spectator
+   */
+  seat: number | null;
+  /**
+   * the author's player id, or null when their profile is private
+   */
+  player: string | null;
+  /**
+   * who hears it: the whole table, or the spectators only (a spectator's message during a game)
+   */
+  audience: "table" | "spectators";
+  /**
+   * a preset phrase's id, or null
+   */
+  preset:
+    | (
+        | "hello"
+        | "good_luck"
+        | "have_fun"
+        | "good_game"
+        | "well_played"
+        | "nice_hand"
+        | "nice_crib"
+        | "well_pegged"
+        | "lucky_starter"
+        | "nice_go"
+        | "thanks"
+        | "sorry"
+        | "oops"
+        | "wow"
+        | "thinking"
+        | "one_more"
+        | "brb"
+        | "back"
+        | "must_go"
+        | "bye"
+      )
+    | null;
+  /**
+   * free text, or null
+   */
+  text: string | null;
+  /**
+   * the room's game number when it was said (0 before the first game starts)
+   */
+  game: number;
+}
+/**
  * One accepted change to the room, as this connection may see it.
  *
  * ``events`` are the engine events (hidden parts removed for this seat) plus server
@@ -1618,6 +1774,16 @@ export interface Error {
     | "no_computer_offer"
     | "too_many_queue_joins"
     | "too_many_address_queue_joins"
+    | "bad_chat"
+    | "chat_off"
+    | "chat_presets_only"
+    | "chat_too_long"
+    | "chat_needs_player"
+    | "chat_silenced"
+    | "chat_rate_limited"
+    | "room_chat_busy"
+    | "message_not_found"
+    | "report_limited"
   ) &
     string;
   message: string;
@@ -1974,4 +2140,44 @@ export interface Matched {
    * a table against the computer (queue_accept_computer)
    */
   computer?: boolean;
+}
+/**
+ * A message said at the table this connection follows (its own included), unless its
+ * author is muted or blocked by this connection's player or it is for the spectators and
+ * this connection sits at the table.
+ */
+export interface Chat {
+  type: "chat";
+  room: string;
+  message: ChatMessage;
+}
+/**
+ * A moderator hid a message: remove it from the table's talk.
+ */
+export interface ChatHidden {
+  type: "chat_hidden";
+  room: string;
+  id: number;
+}
+/**
+ * Answer to ``chat_mute`` and ``chat_unmute``: whose messages this player no longer
+ * hears (``muted``), and whether they are blocked.
+ */
+export interface ChatMuted {
+  type: "chat_muted";
+  player: string;
+  name: string | null;
+  muted: boolean;
+  blocked?: boolean;
+}
+/**
+ * Answer to ``chat_report``: the report is filed for the moderators.
+ */
+export interface ChatReported {
+  type: "chat_reported";
+  message: number;
+  /**
+   * the report's id
+   */
+  report: string;
 }
