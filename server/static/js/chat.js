@@ -43,6 +43,7 @@ export class ChatState {
     this.reported = new Set(); // message ids this page reported
     this.pending = null; // the message a chat_mute was sent about
     this.notice = null; // {kind: "info" | "error", text}
+    this.mutesRead = false; // GET /api/players/me/mutes asked (room.js)
   }
 
   /** A snapshot's `chat`: a list (oldest first), null (chat off) or undefined (not told). */
@@ -75,15 +76,28 @@ export class ChatState {
     const pending = this.pending;
     this.pending = null;
     const name = frame.name || pending?.name || t("chat.someone");
+    // In a sentence, the name is isolated (FSI ... PDI): a right-to-left name cannot
+    // reorder the words around it.
+    const isolated = `\u2068${name}\u2069`;
     if (frame.muted || frame.blocked) {
       const alias = pending && pending.player === null ? pending.name : null;
       this.muted.set(frame.player, { name, blocked: Boolean(frame.blocked), alias });
-      this.notice = { kind: "info", text: t(frame.blocked ? "chat.blocked_note" : "chat.muted_note", { name }) };
+      this.notice = { kind: "info", text: t(frame.blocked ? "chat.blocked_note" : "chat.muted_note", { name: isolated }) };
       this.menu = null;
       this.reporting = null;
     } else {
       this.muted.delete(frame.player);
-      this.notice = { kind: "info", text: t("chat.unmuted_note", { name }) };
+      this.notice = { kind: "info", text: t("chat.unmuted_note", { name: isolated }) };
+    }
+  }
+
+  /** The player's mutes from `GET /api/players/me/mutes` (`[{player, name}]`): the list of
+   * players to unmute survives a reload. */
+  knownMutes(mutes) {
+    for (const m of mutes || []) {
+      if (m && typeof m.player === "string" && !this.muted.has(m.player)) {
+        this.muted.set(m.player, { name: m.name || t("chat.someone"), blocked: false, alias: null });
+      }
     }
   }
 
@@ -137,6 +151,9 @@ export function chatPanel(ctx) {
     body.push(h("div", { class: "chat-list", role: "log", "aria-live": "polite", "aria-labelledby": "chat-h",
       tabindex: "0", "data-key": "chat-list" },
     shown.length ? h("ol", {}, shown.map((m) => messageEl(m, ctx))) : h("p", { class: "muted chat-empty" }, t("chat.empty"))));
+    // The open message's Mute / Block / Report, under the list (not inside the live log).
+    const open = shown.find((m) => m.id === chat.menu && !own(m, ctx));
+    if (open) body.push(menu(open, ctx, `chat-menu-${open.id}`));
     if (chat.notice) {
       body.push(h("p", { class: ["message", chat.notice.kind, "chat-notice"], id: "chat-notice",
         role: chat.notice.kind === "error" ? "alert" : "status" }, chat.notice.text));
@@ -179,8 +196,7 @@ function messageEl(m, ctx) {
       if (chat.reporting?.id !== m.id) chat.reporting = null;
       ctx.render();
     },
-  }, t("chat.more"), h("span", { class: "sr-only" }, " ", t("chat.more_about", { name: m.name }))),
-  open && !mine ? menu(m, ctx, menuId) : null);
+  }, t("chat.more"), h("span", { class: "sr-only" }, " ", t("chat.more_about", { name: m.name }))));
 }
 
 function menu(m, ctx, menuId) {
@@ -194,8 +210,11 @@ function menu(m, ctx, menuId) {
     h("button", { type: "button", "data-key": `chat-report-${m.id}`, "data-action": "report",
       "aria-expanded": String(Boolean(reporting)), disabled: chat.reported.has(m.id),
       onclick: () => { chat.reporting = { id: m.id, reason: "abuse" }; ctx.render(); } }, t("chat.report")));
-  return h("div", { class: "chat-menu", id: menuId, role: "group", "aria-label": t("chat.menu_label", { name: m.name }) },
-    items, reporting ? reportForm(m, ctx, reporting) : null);
+  return h("div", { class: "chat-menu", id: menuId, role: "group", "aria-label": t("chat.menu_label", { name: m.name }),
+    "data-id": m.id },
+  h("p", { class: "chat-quote" }, h("bdi", { class: "chat-name" }, m.name), ": ",
+    h("span", { class: "chat-text", dir: "auto", lang: m.preset ? lang() : null }, messageText(m))),
+  items, reporting ? reportForm(m, ctx, reporting) : null);
 }
 
 function reportForm(m, ctx, reporting) {
@@ -232,15 +251,20 @@ function controls(ctx, mode) {
   const out = [];
   if (ctx.watching) out.push(h("p", { class: "chat-spectators-note", id: "chat-spectators-note" }, t("chat.spectators_only")));
   if (mode === "presets") out.push(h("p", { class: "muted chat-presets-only" }, t("chat.presets_only")));
-  out.push(presets);
   if (mode === "free") {
     const submit = (e) => {
       e.preventDefault();
       const input = e.target.querySelector("#chat-text");
       const text = input.value.trim();
       if (!text) return;
-      if (ctx.send({ text })) input.value = "";
-      ctx.render();
+      // Emptied before the page draws again (a redraw keeps what a box holds, dom.js); put
+      // back when it could not be sent.
+      const typed = input.value;
+      input.value = "";
+      if (!ctx.send({ text })) {
+        const again = document.querySelector("#chat-text");
+        if (again) again.value = typed;
+      }
     };
     out.push(h("form", { class: "chat-form", onsubmit: submit },
       h("label", { for: "chat-text", class: "sr-only" }, t("chat.text_label")),
@@ -248,6 +272,7 @@ function controls(ctx, mode) {
         maxlength: MAX_TEXT, placeholder: t("chat.text_label") }),
       h("button", { type: "submit", "data-key": "chat-send", id: "chat-send" }, t("chat.send"))));
   }
+  out.push(presets);
   return h("div", { class: "chat-controls" }, out);
 }
 

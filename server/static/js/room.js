@@ -109,7 +109,14 @@ export function roomPage(root, roomId) {
       state.connStatus = s === "reconnecting" ? "retrying" : s;
       render();
     });
-    client.on("welcome", (w) => updateRoom(roomId, { playerToken: w.player_token }));
+    client.on("welcome", (w) => {
+      updateRoom(roomId, { playerToken: w.player_token });
+      // The server knows this player: read whom they muted (once per connection made here).
+      if (w.player && state.client === client && !state.chat.mutesRead) {
+        state.chat.mutesRead = true;
+        loadMutes(state.chat);
+      }
+    });
     client.on("snapshot", (frame) => { if (state.client === client) { onSnapshot(frame, client); render(); } });
     client.on("update", (frame) => { if (state.client === client) { onUpdate(frame, client); render(); } });
     client.on("presence", (frame) => { if (state.client === client) { onPresence(frame, client); render(); } });
@@ -132,6 +139,23 @@ export function roomPage(root, roomId) {
     });
     stopLobbyPolling();
     render();
+  }
+
+  /** The players this browser's player muted (docs/protocol.md "Chat"), for the panel's
+   * Unmute list; nothing when there is no player or the server cannot tell. */
+  async function loadMutes(chat) {
+    const me = loadPlayer();
+    if (!me) return;
+    try {
+      const res = await fetch("/api/players/me/mutes", { headers: { Authorization: `Player ${me.id}.${me.secret}` } });
+      if (!res.ok) return;
+      const data = await res.json();
+      if (state.chat !== chat) return;
+      chat.knownMutes(data?.mutes);
+      render();
+    } catch {
+      /* the list stays as this page learns it */
+    }
   }
 
   function onSnapshot(frame, client) {
