@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from protocol.chat import CHAT_MODES, PRESETS
 from protocol.codes import MEANINGS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,8 +154,26 @@ def test_every_key_the_code_uses_exists() -> None:
     made += [f"why.{k}" for k in ("pair", "pair_royal", "double_pair_royal")]
     made += [f"rules.{v}.{part}" for v in ("standard", "backup10", "lowball", "muggins")
              for part in ("title", "lede", "sections")]
+    # Table talk (chat.js): every preset of the protocol, the report reasons, the modes.
+    made += [f"chat.preset.{p}" for p in PRESETS]
+    made += [f"chat.reason.{r}" for r in ("abuse", "spam", "cheating", "other")]
+    made += [f"settings.chat_{m}" for m in CHAT_MODES]
     missing = sorted(k for k in made if k not in en)
     assert not missing, missing
+
+
+def test_the_chat_offers_every_preset_and_inserts_text_only() -> None:
+    """The page offers exactly the protocol's presets (protocol/chat.py), in its order; and
+    the chat code never writes markup: no innerHTML, insertAdjacentHTML or document.write,
+    no link made of a message (other people's words go in as text nodes, dom.js)."""
+    source = (STATIC / "js" / "chat.js").read_text(encoding="utf-8")
+    listed = re.search(r"export const PRESETS = \[(.*?)\];", source, re.DOTALL)
+    assert listed, "chat.js: no PRESETS"
+    assert re.findall(r'"(\w+)"', listed.group(1)) == list(PRESETS)
+    modes = re.search(r"export const CHAT_MODES = \[(.*?)\];", source, re.DOTALL)
+    assert modes and re.findall(r'"(\w+)"', modes.group(1)) == list(CHAT_MODES)
+    for bad in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", 'h("a"'):
+        assert bad not in source, bad
 
 
 def test_every_server_code_has_a_text() -> None:

@@ -427,6 +427,39 @@ export class CribbageClient {
     return this._send({ type: "queue_accept_computer" });
   }
 
+  /**
+   * Table talk (docs/protocol.md "Chat"): say a preset phrase (`{preset: "good_game"}`, an
+   * id of the protocol's presets) or free text (`{text}`) at the table this client follows.
+   * Every reader, this client included, gets it as a `chat` event; a refusal comes as
+   * `error` (`ref: "chat"`: chat_off, chat_presets_only, bad_chat, chat_too_long, ...).
+   * Returns whether it was sent.
+   */
+  chat({ preset, text } = {}) {
+    const message = { type: "chat" };
+    if (preset !== undefined && preset !== null) message.preset = preset;
+    if (text !== undefined && text !== null) message.text = text;
+    return this._send(message);
+  }
+
+  /** Mute the author of chat message `message` (an id), or with `block` block them:
+   * answered by a `chat_muted` event. Returns whether it was sent. */
+  chatMute(message, { block = false } = {}) {
+    return this._send({ type: "chat_mute", message, block: Boolean(block) });
+  }
+
+  /** Hear player `player` (an id) again: answered by `chat_muted` with `muted` false. */
+  chatUnmute(player) {
+    return this._send({ type: "chat_unmute", player });
+  }
+
+  /** Report chat message `message` to the moderators, for `reason` (abuse, spam, cheating,
+   * other) and an optional `note`: answered by a `chat_reported` event. */
+  chatReport(message, reason = "abuse", note) {
+    const frame = { type: "chat_report", message, reason };
+    if (note) frame.note = note;
+    return this._send(frame);
+  }
+
   setComputer(seat, level, creatorToken, room) {
     const message = { type: "set_computer", seat, level, creator_token: creatorToken };
     if (room) message.room = room;
@@ -811,6 +844,12 @@ export class CribbageClient {
       case "queue_left":
       case "matched":
         this._events.emit(frame.type, frame); // quick match (queueJoin)
+        return undefined;
+      case "chat":
+      case "chat_hidden":
+      case "chat_muted":
+      case "chat_reported":
+        this._events.emit(frame.type, frame); // table talk (chat, chatMute, chatReport)
         return undefined;
       default:
         return undefined; // a message type this version does not know: ignored (protocol.md)

@@ -150,6 +150,12 @@ export interface ClientEventMap {
   queue_status: P.QueueStatus;
   queue_left: P.QueueLeft;
   matched: P.Matched;
+  /** Table talk: a message said at the table (this client's own included), one hidden by a
+   * moderator, the answer to `chatMute`/`chatUnmute`, the answer to `chatReport`. */
+  chat: P.Chat;
+  chat_hidden: P.ChatHidden;
+  chat_muted: P.ChatMuted;
+  chat_reported: P.ChatReported;
   room_created: P.RoomCreated;
   pong: P.Pong;
   /** A final `ack` of an act of this client. */
@@ -309,6 +315,15 @@ export declare class CribbageClient {
   queueLeave(): boolean;
   /** Take the computer offer (`queue_status.computer_offer`): answered by `matched`. */
   queueAcceptComputer(): boolean;
+  /** Table talk: a preset id or free text (a `chat` event for every reader; refusals as
+   * `error` with `ref: "chat"`). Whether it was sent. */
+  chat(message: { preset?: P.ChatSay["preset"]; text?: string }): boolean;
+  /** Mute (or with `block`, block) the author of a message: answered by `chat_muted`. */
+  chatMute(message: number, options?: { block?: boolean }): boolean;
+  /** Hear a muted player again: answered by `chat_muted` (`muted` false). */
+  chatUnmute(player: string): boolean;
+  /** Report a message to the moderators: answered by `chat_reported`. */
+  chatReport(message: number, reason?: "abuse" | "spam" | "cheating" | "other", note?: string): boolean;
   /** Ask for a fresh snapshot. */
   resync(): void;
   ping(): Promise<P.Pong>;

@@ -33,6 +33,14 @@ const MATCHES = [
   { value: "7", label: () => t("start.match_best_of", { n: 7 }) },
 ];
 
+// Table talk (room setting `chat`, docs/protocol.md "Chat"): free text by default, set
+// phrases only at a rated table (the server's defaults) unless chosen otherwise.
+const CHAT_CHOICES = [
+  { value: "free", label: () => t("start.chat_free") },
+  { value: "presets", label: () => t("start.chat_presets") },
+  { value: "off", label: () => t("start.chat_off") },
+];
+
 const TURN_CLOCKS = [
   { value: "", label: () => t("start.clock_off") },
   { value: "30", label: () => t("start.clock_seconds", { n: 30 }) },
@@ -45,7 +53,7 @@ export function startPage(root) {
   const state = {
     name: loadName(), layout: "2", target: "121", muggins: false, lowball: false,
     backup10: false, hints: true, turnSeconds: "", match: "1", seats: { 1: "person", 2: "person", 3: "person" },
-    rated: false, public: false, language: null, busy: false, error: null,
+    rated: false, public: false, language: null, chat: null, busy: false, error: null,
     quickLayout: "2", quickRated: false, quickError: null,
   };
   // The table's language follows the page's until one is chosen.
@@ -55,6 +63,8 @@ export function startPage(root) {
   // A rated table (docs/rules.md §9) seats players only: offered when this browser has one.
   const canRate = () => Boolean(loadPlayer());
   const rated = () => state.rated && canRate();
+  // The chat setting follows the kind of table until one is chosen.
+  const chatChoice = () => state.chat || (rated() ? "presets" : "free");
 
   const layout = () => LAYOUTS.find((l) => l.value === state.layout);
 
@@ -96,7 +106,7 @@ export function startPage(root) {
       options: { players, partnerships, target: 121, muggins: false, lowball: false, backup10: false },
       room: {
         hints: false, turn_seconds: Number(state.turnSeconds) || 60, rated: true, match: Number(state.match),
-        public: state.public, language: tableLanguage(),
+        public: state.public, language: tableLanguage(), chat: chatChoice(),
       },
       computers,
     } : {
@@ -108,7 +118,7 @@ export function startPage(root) {
       // shows the effective values (room_settings).
       room: {
         hints: state.hints, turn_seconds: state.turnSeconds ? Number(state.turnSeconds) : null,
-        match: Number(state.match), public: state.public, language: tableLanguage(),
+        match: Number(state.match), public: state.public, language: tableLanguage(), chat: chatChoice(),
       },
       computers,
     };
@@ -295,6 +305,13 @@ export function startPage(root) {
             onchange: (e) => { state.match = e.target.value; },
           }, MATCHES.map((m) => h("option", { value: m.value, selected: state.match === m.value }, m.label()))),
           h("small", { id: "match-help" }, t("start.match_help"))),
+        h("div", { class: "field" },
+          h("label", { for: "chat-mode" }, t("start.chat")),
+          h("select", {
+            id: "chat-mode", name: "chat-mode", "data-key": "chat-mode", "aria-describedby": "chat-mode-help",
+            onchange: (e) => { state.chat = e.target.value; },
+          }, CHAT_CHOICES.map((c) => h("option", { value: c.value, selected: chatChoice() === c.value }, c.label()))),
+          h("small", { id: "chat-mode-help" }, t("start.chat_help"))),
         h("fieldset", {},
           h("legend", {}, t("start.public_legend")),
           h("div", { class: "choices" }, check("public", t("start.public"), t("start.public_help"))),

@@ -14,6 +14,7 @@
 import { CribbageClient, RETRY_CODES } from "../vendor/cribbage-client/index.js";
 import { COMPACT_QUERY, board } from "./board.js";
 import { cardBack, cardEl, cardShort, cardsShort, sortCards } from "./cards.js";
+import { CHAT_MODES, CHAT_REFS, ChatState, chatPanel } from "./chat.js";
 import {
   backupLine, capitalize, codeText, describeOptions, gameOverLines, logLine, makeNames, matchLines,
   matchScore, sayShow,
@@ -77,6 +78,7 @@ export function roomPage(root, roomId) {
     replay: null, // {data, step} while watching the replay in the page
     replayBusy: false,
     greeted: false,
+    chat: new ChatState(), // the table's talk (chat.js)
   };
   let lobbyTimer = null;
   let tickTimer = null;
@@ -93,6 +95,7 @@ export function roomPage(root, roomId) {
     state.seat = seat;
     state.story = new Story();
     state.greeted = false;
+    state.chat = new ChatState();
     const client = new CribbageClient({
       url: wsUrl(),
       name: state.name.trim() || t("name.guest"),
@@ -106,11 +109,23 @@ export function roomPage(root, roomId) {
       state.connStatus = s === "reconnecting" ? "retrying" : s;
       render();
     });
-    client.on("welcome", (w) => updateRoom(roomId, { playerToken: w.player_token }));
+    client.on("welcome", (w) => {
+      updateRoom(roomId, { playerToken: w.player_token });
+      // The server knows this player: read whom they muted (once per connection made here).
+      if (w.player && state.client === client && !state.chat.mutesRead) {
+        state.chat.mutesRead = true;
+        loadMutes(state.chat);
+      }
+    });
     client.on("snapshot", (frame) => { if (state.client === client) { onSnapshot(frame, client); render(); } });
     client.on("update", (frame) => { if (state.client === client) { onUpdate(frame, client); render(); } });
     client.on("presence", (frame) => { if (state.client === client) { onPresence(frame, client); render(); } });
     client.on("error", (e) => { if (state.client === client) { onClientError(e); render(); } });
+    // Table talk (chat.js): a message, one a moderator hid, the answers to mute and report.
+    client.on("chat", (frame) => { if (state.client === client) { state.chat.add(frame.message); render(); } });
+    client.on("chat_hidden", (frame) => { if (state.client === client) { state.chat.hide(frame.id); render(); } });
+    client.on("chat_muted", (frame) => { if (state.client === client) { state.chat.onMuted(frame); render(); } });
+    client.on("chat_reported", (frame) => { if (state.client === client) { state.chat.onReported(frame); render(); } });
     // A move refused for now (the server is busy, or its store is away) is sent again by
     // the client library: say so instead of leaving the player wondering.
     client.on("act_retry", () => {
@@ -126,12 +141,30 @@ export function roomPage(root, roomId) {
     render();
   }
 
+  /** The players this browser's player muted (docs/protocol.md "Chat"), for the panel's
+   * Unmute list; nothing when there is no player or the server cannot tell. */
+  async function loadMutes(chat) {
+    const me = loadPlayer();
+    if (!me) return;
+    try {
+      const res = await fetch("/api/players/me/mutes", { headers: { Authorization: `Player ${me.id}.${me.secret}` } });
+      if (!res.ok) return;
+      const data = await res.json();
+      if (state.chat !== chat) return;
+      chat.knownMutes(data?.mutes);
+      render();
+    } catch {
+      /* the list stays as this page learns it */
+    }
+  }
+
   function onSnapshot(frame, client) {
     state.seat = frame.seat ?? null;
     state.seats = client.seats;
     state.roomStatus = frame.status;
     state.options = frame.options || {};
     state.roomInfo = roomSettings(frame);
+    state.chat.fromSnapshot(frame.chat);
     state.view = client.view;
     state.version = client.version;
     state.hint = null;
@@ -265,6 +298,12 @@ export function roomPage(root, roomId) {
       return;
     }
     if (e.ref === "history") return; // the story stays as it is
+    if (CHAT_REFS.has(e.ref)) {
+      // Said in the chat panel, where the message was written.
+      state.chat.pending = null;
+      state.chat.notice = { kind: "error", text: codeText(e.code) };
+      return;
+    }
     state.message = { kind: "error", text: codeText(e.code) };
   }
 
@@ -392,8 +431,10 @@ export function roomPage(root, roomId) {
     else if (state.mode === "lobby") page = lobbyPage();
     else if (state.replay) page = replayPage();
     else page = tablePage();
-    const log = root.querySelector(".log");
-    const atBottom = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+    const scrolled = [".log", ".chat-list"].map((sel) => {
+      const el = root.querySelector(sel);
+      return { sel, atBottom: !el || el.scrollHeight - el.scrollTop - el.clientHeight < 40 };
+    });
     replaceKeepingFocus(root, page);
     document.title = pageTitle();
     if (state.focusName && state.mode === "lobby") {
@@ -404,9 +445,12 @@ export function roomPage(root, roomId) {
         box.select();
       }
     }
-    // Keep the play-by-play scrolled to the newest line, unless the reader scrolled up.
-    const newLog = root.querySelector(".log");
-    if (newLog && atBottom) newLog.scrollTop = newLog.scrollHeight;
+    // Keep the play-by-play and the talk scrolled to the newest line, unless the reader
+    // scrolled up.
+    for (const { sel, atBottom } of scrolled) {
+      const el = root.querySelector(sel);
+      if (el && atBottom) el.scrollTop = el.scrollHeight;
+    }
     // A running Muggins answer window or turn clock: redraw every second for the countdown.
     const clocks = Object.values(state.view?.turn_clock || {});
     const takeovers = state.mode === "table" && awaySeats().some((x) => x.takeover_at && !x.computer_standin);
@@ -590,7 +634,46 @@ export function roomPage(root, roomId) {
             // freed later) — one copy of it on the page, here or in the waiting room.
             shareBox(state.seats.some((x) => !x.taken) ? t("share.label") : t("share.watch_label"))),
           h("section", { class: "panel show-panel", "aria-labelledby": "show-h" }, showPanel(v, names)),
-          logPanel(names)) : null));
+          logPanel(names),
+          chatSection()) : null,
+        v ? null : chatSection()));
+  }
+
+  // ------------------------------------------------------------------ table talk -------
+  function chatSection() {
+    const client = state.client;
+    return chatPanel({
+      chat: state.chat,
+      mode: state.roomInfo.chat,
+      me: client?.welcome?.player ?? null,
+      mySeat: state.seat,
+      watching: state.seat === null && state.roomStatus === "playing",
+      canTalk: Boolean(client?.welcome?.player),
+      render,
+      send: (payload) => {
+        state.chat.notice = null;
+        const sent = Boolean(state.client?.chat(payload));
+        if (!sent) state.chat.notice = { kind: "error", text: codeText("not_connected") };
+        render();
+        return sent;
+      },
+      mute: (m, block) => {
+        state.chat.notice = null;
+        state.chat.pending = { id: m.id, name: m.name, player: m.player ?? null };
+        if (!state.client?.chatMute(m.id, { block })) state.chat.notice = { kind: "error", text: codeText("not_connected") };
+        render();
+      },
+      unmute: (player) => {
+        state.chat.notice = null;
+        if (!state.client?.chatUnmute(player)) state.chat.notice = { kind: "error", text: codeText("not_connected") };
+        render();
+      },
+      report: (m, reason, note) => {
+        state.chat.notice = null;
+        if (!state.client?.chatReport(m.id, reason, note)) state.chat.notice = { kind: "error", text: codeText("not_connected") };
+        render();
+      },
+    });
   }
 
   function waitingRoom() {
@@ -1240,6 +1323,7 @@ function roomSettings(msg) {
     answer_window: Number(info.answer_window) || DEFAULT_ANSWER_WINDOW,
     takeover_grace: Number(info.takeover_grace) || null,
     rated: info.rated === true,
+    chat: CHAT_MODES.includes(info.chat) ? info.chat : null, // table talk: off, presets, free
   };
 }
 
@@ -1249,6 +1333,7 @@ function describeSettings(info, options = {}) {
   if (info.rated) parts.unshift(t("settings.rated"));
   if (options.muggins && !options.lowball) parts.push(t("settings.answer_window", { n: info.answer_window }));
   if (info.takeover_grace) parts.push(t("settings.takeover", { time: seconds(info.takeover_grace) }));
+  if (info.chat) parts.push(t(`settings.chat_${info.chat}`));
   return parts.join(" · ");
 }
 
