@@ -211,7 +211,7 @@ async def test_hints_only_where_the_room_allows_them(make_server):
         assert snap["room_settings"] == {"hints": False, "answer_window": 15.0,
                                          "takeover_grace": 60.0, "turn_seconds": None,
                                          "match": 1, "rated": False, "public": False,
-                                         "language": "en"}
+                                         "language": "en", "chat": "free"}
         with pytest.raises(ClientError) as err:
             await ann.request({"type": "hint"}, lambda f: f["type"] in ("hint", "error"))
         assert err.value.code == "hints_disabled"
@@ -228,7 +228,7 @@ async def test_hints_only_where_the_room_allows_them(make_server):
                                                   "takeover_grace": 30.0,
                                                   "turn_seconds": None, "match": 1,
                                                   "rated": False, "public": False,
-                                                  "language": "en"}
+                                                  "language": "en", "chat": "free"}
         await bob.join(room, 0)
         await watcher.join(room, None)
         with pytest.raises(ClientError) as err:

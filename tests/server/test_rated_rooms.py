@@ -69,7 +69,7 @@ async def test_a_rated_room_is_the_standard_game_with_a_turn_clock(server) -> No
         assert made["room_settings"] == {
             "hints": False, "answer_window": 15.0, "takeover_grace": 60.0,
             "turn_seconds": 45.0, "match": 7, "rated": True, "public": False,
-            "language": "en"}
+            "language": "en", "chat": "presets"}
         assert made["computers"] == {"1": "easy"}  # computer seats are allowed
     finally:
         await c.close()
