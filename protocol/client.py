@@ -37,12 +37,14 @@ sent again: nothing was done, or it was done at most once."""
 
 
 class ClientError(Exception):
-    """The server answered with ``error`` (``code``, ``message``) or broke the protocol."""
+    """The server answered with ``error`` (``code``, ``message``, and ``retry_after``
+    seconds when the error has them, else None) or broke the protocol."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.retry_after = retry_after
 
 
 class Client:
@@ -216,7 +218,7 @@ class Client:
                 await asyncio.sleep(wait)
                 continue
             if frame["type"] == "error":
-                raise ClientError(frame["code"], frame["message"])
+                raise ClientError(frame["code"], frame["message"], frame.get("retry_after"))
             return frame
 
     def new_action_id(self) -> str:

@@ -240,6 +240,26 @@ SERVER_MEANINGS: dict[str, str] = {
         "this player filed more reports than reports_per_hour allows (10 by default); "
         "nothing was filed; wait retry_after seconds"
     ),
+    "room_closed": (
+        "a moderator closed the room: it takes no join and no action any more (a game in "
+        "progress was abandoned and archived as such)"
+    ),
+    "banned": (
+        "a moderator banned this player or this client address: the hello (or, over "
+        "HTTP, the request) is refused and the connection is closed (1008)"
+    ),
+    "admin_off": (
+        "HTTP only: the admin API is off on this server (admin_token is not set)"
+    ),
+    "bad_admin_token": (
+        "HTTP only: the admin API needs Authorization: Bearer <admin_token>; that was not it"
+    ),
+    "report_not_found": "HTTP only: no report has that id",
+    "sanction_not_found": "HTTP only: no silence or ban has that id",
+    "bad_sanction": (
+        "HTTP only: a silence or ban request that is not valid (no player, an address that "
+        "is not an IP address or a network, seconds out of range)"
+    ),
     "rate_limited": (
         "the connection sent frames faster than its limit (frame_rate, frame_burst); the "
         "frame was not handled (an act is answered reject rate_limited with its action_id "
@@ -413,6 +433,7 @@ ERROR_CODES: tuple[str, ...] = (
     "bad_chat", "chat_off", "chat_presets_only", "chat_too_long", "chat_needs_player",
     "chat_silenced", "chat_rate_limited", "room_chat_busy", "message_not_found",
     "report_limited", "bad_mute", "too_many_mutes", "bad_block", "too_many_blocks",
+    "room_closed", "banned",
 )
 """Codes of an ``error`` frame: the message was not handled and nothing changed (except
 ``outcome_unknown``: see its meaning)."""
@@ -421,6 +442,7 @@ REJECT_CODES: tuple[str, ...] = (
     *sorted(ENGINE_CODES),
     "not_seated", "bad_token", "not_started", "room_not_found", "busy", "store_unavailable",
     "outcome_unknown", "action_id_reused", "internal", "rate_limited", "game_abandoned",
+    "room_closed",
 )
 """Codes of a ``reject`` frame: an ``act`` was refused and nothing changed (except
 ``outcome_unknown``: the outcome is not known yet; re-send the same ``action_id``)."""
@@ -436,6 +458,8 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "too_many_leaderboard_reads", "bad_table_kind", "bad_around_player",
     "too_many_lobby_reads", "bad_lobby_filter",
     *PASSKEY_MEANINGS, "bad_block", "too_many_blocks", "bad_mute", "too_many_mutes",
+    "banned", "admin_off", "bad_admin_token", "report_not_found", "sanction_not_found",
+    "bad_sanction", "room_closed", "message_not_found",
 )
 """Codes of an HTTP error body ``{"error": {"code", "message"}}`` (``outcome_unknown``: a
 ``POST /api/rooms`` whose write the store may or may not have made, 503)."""

@@ -9,7 +9,10 @@ events, each redacted for the connection's seat by :func:`redact`:
   during a game: the game counts as that player's loss (docs/rules.md §9.3);
 * ``timed_out``: a seat's turn clock ran out and the server's computer acted for it;
 * ``game_abandoned``: the game in progress was abandoned (the room stayed idle until shortly
-  before its expiry) and archived as such.
+  before its expiry) and archived as such;
+* ``room_closed``: a moderator closed the room (docs/operations.md, "Moderation"): no join
+  and no action any more; a game in progress is abandoned (``game_abandoned`` comes first
+  in the same update).
 
 Redaction is default-deny (:func:`engine.redact_event`): :data:`REDACTIONS` lists, per event
 type, the fields every seat sees and those only their owner sees; an unlisted field is
@@ -113,12 +116,22 @@ class GameAbandonedEvent(te.TypedDict):
     game_number: te.Annotated[int, Field(ge=1)]
 
 
+@with_config(_STRICT)
+class RoomClosedEvent(te.TypedDict):
+    """A moderator closed the room (docs/operations.md, "Moderation"): it takes no join and
+    no action any more (``room_closed``); a game in progress was abandoned and is archived
+    as such (the ``game_abandoned`` event comes first in the same update)."""
+
+    type: Literal["room_closed"]
+    reason: Literal["moderator"]
+
+
 SERVER_EVENTS: tuple[type, ...] = (
     SeatTakenEvent, ComputerStandinEvent, SeatAbandonedEvent, TimedOutEvent,
-    GameAbandonedEvent,
+    GameAbandonedEvent, RoomClosedEvent,
 )
 """The server's event types (their ``type`` values: ``seat_taken``, ``computer_standin``,
-``seat_abandoned``, ``timed_out``, ``game_abandoned``)."""
+``seat_abandoned``, ``timed_out``, ``game_abandoned``, ``room_closed``)."""
 
 SERVER_EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
     "seat_taken": EventRedaction(public=frozenset(("type", "seat", "name", "kind", "level"))),
@@ -128,6 +141,7 @@ SERVER_EVENT_REDACTIONS: Mapping[str, EventRedaction] = {
         public=frozenset(("type", "seat", "action")), own=frozenset(("action.cards",))
     ),
     "game_abandoned": EventRedaction(public=frozenset(("type", "game_number"))),
+    "room_closed": EventRedaction(public=frozenset(("type", "reason"))),
 }
 """Per server event type, what each seat may see."""
 

@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import lobby, openapi_players, openapi_social, ratings
+from . import lobby, moderation, openapi_players, openapi_social, ratings
 from .codes import HttpErrorCode
 from .generated import write_or_check
 from .http import (
@@ -76,6 +76,7 @@ NAMED: dict[str, Any] = {
     "Readiness": Readiness,
     **openapi_players.NAMED,
     **openapi_social.NAMED,
+    **moderation.NAMED,
     **PASSKEY_NAMED,
     **ratings.NAMED,
     **lobby.NAMED,
@@ -148,6 +149,7 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
 """Error responses: name -> (status, description, the codes it may carry)."""
 ERRORS.update(openapi_players.ERRORS)
 ERRORS.update(openapi_social.ERRORS)
+ERRORS.update(moderation.ERRORS)
 ERRORS.update(ratings.ERRORS)
 ERRORS.update(lobby.ERRORS)
 
@@ -311,6 +313,7 @@ def build_document() -> dict[str, Any]:
         },
         **openapi_players.paths(_json, _errors),
         **openapi_social.paths(_json, _errors),
+        **moderation.paths(_json, _errors),
         **passkey_paths(_json, _errors, ("BadPlayer",)),
         "/api/players/{player}": {
             "get": {
@@ -450,11 +453,14 @@ def build_document() -> dict[str, Any]:
             {"name": "ratings", "description": "Ratings per table kind and leaderboards "
              "(docs/protocol.md, \"Ratings and leaderboards\")."},
             {"name": "operations", "description": "Health, readiness, metrics."},
+            {"name": "moderation", "description": "The moderators' API, behind "
+             "`admin_token` (docs/operations.md, \"Moderation\")."},
         ],
         "paths": paths,
         "components": {
             "schemas": component_schemas(),
-            "securitySchemes": openapi_players.security_schemes(),
+            "securitySchemes": {**openapi_players.security_schemes(),
+                                "admin": moderation.SCHEME},
             "responses": {name: _error_response(name) for name in ERRORS},
         },
     }

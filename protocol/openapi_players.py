@@ -80,7 +80,7 @@ def paths(json: Any, errors: Any) -> dict[str, Any]:
             "responses": {
                 "201": {"description": "The player and its secret.",
                         "content": json("PlayerCreatedBody", made)},
-                **errors("BadPlayerBody", "OriginNotAllowed", "TooLarge", "TooManyPlayers",
+                **errors("BadPlayerBody", "OriginOrBanned", "TooLarge", "TooManyPlayers",
                          "Internal", "DatabaseDown"),
             },
         }},

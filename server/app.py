@@ -76,6 +76,8 @@ from .matchmaking.matcher import Matchmaker
 from .matchmaking.ratings import rating_reader
 from .matchmaking.store import queue_store
 from .metrics import CONTENT_TYPE, Metrics
+from .moderation import Moderation, ModerationStore, Sanctions
+from .moderation.http import ROUTES as MODERATION_ROUTES
 from .origins import OriginPolicy
 from .overload import ActionGate
 from .passkeys.http import ROUTES as PASSKEY_ROUTES
@@ -140,6 +142,8 @@ class Services:
     social: SocialService | None = None
     chat: ChatService | None = None
     """Table talk (``server.chat``)."""
+    moderation: Moderation | None = None
+    """Reports, silences, bans and the moderators' API (``server.moderation``)."""
     matchmaking: Matchmaker | None = None
 
 
@@ -268,6 +272,12 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.chat = ChatService(store, settings, service.room_settings, MuteStore(database),
                                 services.social.blocks)
     services.chat.archive_hide = services.archive.hide_chat
+    moderation_store = ModerationStore(database, settings.reports_per_hour)
+    services.moderation = Moderation(
+        moderation_store, Sanctions(moderation_store, settings.moderation_refresh_seconds),
+        services.chat, service)
+    services.chat.sanctions = services.moderation.sanctions
+    services.chat.reports = moderation_store
     app.state.services = services
     if gc_policy is not None:
         gc_policy.start()
@@ -279,11 +289,13 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.actions.start()
     services.social.start()
     services.matchmaking.start()
+    services.moderation.sanctions.start()
     try:
         yield {"services": services}
     finally:
         if gc_policy is not None:
             await gc_policy.stop()
+        await services.moderation.sanctions.stop()
         await services.social.stop()
         await services.matchmaking.stop()
         await services.actions.stop()
@@ -362,6 +374,14 @@ async def ws_endpoint(websocket: WebSocket) -> None:
     address = client_address(websocket.scope)
     if limits is not None:
         address = limits.key(address)
+    sanctions = services.moderation.sanctions if services.moderation else None
+    if sanctions is not None and sanctions.address_banned(address):
+        refusal = _error(403, "banned", "a moderator banned this address")
+        if "websocket.http.response" in websocket.scope.get("extensions", {}):
+            await websocket.send_denial_response(refusal)
+        else:
+            await websocket.close(code=1008)
+        return
     if limits is not None and not limits.connect(address):
         limits.refused["too_many_connections"] += 1
         refusal = _too_many(
@@ -401,11 +421,17 @@ async def _serve(
         chat=services.chat,
     )
     session.matchmaking = services.matchmaking
+    sanctions = services.moderation.sanctions if services.moderation else None
+    session.sanctions = sanctions
+    if sanctions is not None:
+        sanctions.register(session)
     services.metrics.connections += 1
     try:
         await session.run()
     finally:
         services.metrics.connections -= 1
+        if sanctions is not None:
+            sanctions.unregister(session)
 
 
 async def read_body(request: Request, limit: int) -> bytes | None:
@@ -632,6 +658,7 @@ ROUTES = [
     *PLAYER_ROUTES,
     *SOCIAL_ROUTES,
     *CHAT_ROUTES,
+    *MODERATION_ROUTES,
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics, methods=["GET"]),

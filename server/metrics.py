@@ -240,3 +240,23 @@ class _Collector(Collector):
                                       value=archiver.abandoned)
             yield GaugeMetricFamily("cribbage_database_migrated", "1 once the database "
                                     "schema is up to date", value=int(archiver.db.migrated))
+        chat = getattr(s, "chat", None)
+        if chat is not None:
+            yield CounterMetricFamily("cribbage_chat_messages", "Chat messages said through "
+                                      "this process", value=chat.said)
+            yield CounterMetricFamily("cribbage_chat_reports", "Chat reports filed through "
+                                      "this process", value=chat.reported)
+        moderation = getattr(s, "moderation", None)
+        if moderation is not None:
+            acted = CounterMetricFamily("cribbage_moderation_actions", "Moderator actions "
+                                        "taken through this process", labels=["action"])
+            for action, n in sorted(moderation.actions.items()):
+                acted.add_metric([action], n)
+            yield acted
+            held = moderation.sanctions
+            yield CounterMetricFamily("cribbage_sanction_refresh_failures", "Reads of the "
+                                      "sanctions in force that failed (the last read stays)",
+                                      value=held.failed_refreshes)
+            yield CounterMetricFamily("cribbage_banned_connections_closed", "Connections "
+                                      "closed because a moderator banned their player or "
+                                      "address", value=held.closed_sessions)

@@ -241,6 +241,7 @@ class Change:
             (``server.deadline_plan.plan``).
         result: what :meth:`RoomService.transact` returns as ``Outcome.result``.
         abandoned: the change abandons the game in progress (``server.archive.worker``).
+        closed: the change closes the room for good (:meth:`RoomService.close_room`).
         ttl_seconds: the room's expiry after this change instead of the idle TTL.
     """
 
@@ -254,6 +255,7 @@ class Change:
     restart: tuple[int, ...] = ()
     result: Any = None
     abandoned: bool = False
+    closed: bool = False
     ttl_seconds: int | None = None
 
 
@@ -603,6 +605,8 @@ class RoomService:
             new = new.evolve(game_from=new.version, game_started=now)
         if change.abandoned:
             new = new.evolve(abandoned=True)
+        if change.closed:
+            new = new.evolve(closed=True)
         chosen = self.room_settings(new)
         turn_seconds = chosen.get("turn_seconds")
         planned = plan(
@@ -923,6 +927,8 @@ class RoomService:
 
         def change(room: Room, now: float) -> Change | NoChange:
             record = room.record
+            if record.closed:
+                raise RoomError("room_closed", "a moderator closed this room")
             if seat is None:
                 return NoChange((None, False))
             if not 0 <= seat < len(record.seats):
@@ -1130,6 +1136,8 @@ class RoomService:
                 raise RoomError("bad_token", "the token does not hold this seat")
             if record.state is None:
                 raise RoomError("not_started", "the game starts when every seat is taken")
+            if record.closed:
+                raise RoomError("room_closed", "a moderator closed this room")
             if record.abandoned:
                 raise RoomError("game_abandoned", "the game was abandoned; the room is closed")
             new_state, events = engine.apply(room.state, seat, action)
@@ -1187,6 +1195,38 @@ class RoomService:
 
         outcome = await self.transact(room_id, change, cached=False, missing_ok=True)
         return outcome.version if outcome is not None and outcome.changed else None
+
+    async def close_room(self, room_id: str) -> bool:
+        """Close a room for good, for a moderator (docs/operations.md, "Moderation").
+
+        One commit through the write path: the events ``game_abandoned`` (when a game is in
+        progress: it is archived as abandoned) and ``room_closed`` reach the table, the room
+        takes no join (``room_closed``) and no action (``reject room_closed``) any more,
+        leaves the lobby, and expires an hour later (or sooner, as it would have).
+
+        Returns:
+            True when this call closed it; False when it was closed already.
+
+        Raises:
+            RoomError: ``room_not_found``. StoreUnavailable, OutcomeUnknown.
+        """
+        ttl = int(self.settings.room_ttl_seconds)
+
+        def change(room: Room, now: float) -> Change | NoChange:
+            record = room.record
+            if record.closed:
+                return NoChange(False)
+            events: list[dict[str, Any]] = []
+            abandon = record.status == "playing" and not record.abandoned
+            if abandon:
+                events.append({"type": "game_abandoned", "game_number": record.game_number})
+            events.append({"type": "room_closed", "reason": "moderator"})
+            return Change(events, {"close": "moderator"}, abandoned=abandon, closed=True,
+                          result=True, ttl_seconds=max(1, min(3600, ttl)))
+
+        outcome = await self.transact(room_id, change, cached=False)
+        assert outcome is not None
+        return bool(outcome.result)
 
     # -- presence --------------------------------------------------------------------------
     async def seat_connected(self, room_id: str, seat: int) -> None:

@@ -111,6 +111,9 @@ class Session:
         self.not_heard: set[str] = set()
         """Players whose messages this connection's player does not get (muted, blocked
         either way), loaded at ``hello``."""
+        self.sanctions: Any = None
+        """The process's ``server.moderation.sanctions.Sanctions`` (None: nobody is
+        banned); set by ``server.app``."""
         self.private = False
         """Whether this connection's player keeps a private profile (chat then shows no
         player id)."""
@@ -243,6 +246,12 @@ class Session:
         self._close_code = code
         self.state = SessionState.CLOSING
         self._queue.put_nowait(None)
+
+    def banned(self) -> None:
+        """A moderator banned this connection's player or address: ``error banned``, then
+        close (1008) once the frames already queued are sent."""
+        self.error("banned", "a moderator banned this player or this address")
+        self.close(1008)
 
     def _count(self, what: str) -> None:
         if self.limits is not None:
@@ -430,6 +439,10 @@ class Session:
             player = await self._authenticate(message.player.id, message.player.secret)
             if player is None:
                 return  # answered; the connection may say hello again
+            if self.sanctions is not None and self.sanctions.player_banned(player.id):
+                self.error("banned", "a moderator banned this player", "hello")
+                self.close(1008)
+                return
             self.player = player.id
             self.private = bool(getattr(player, "private", False))
             name = player.name or name

@@ -363,6 +363,20 @@ class Settings(BaseSettings):
         500, ge=0, description="players one player may mute (0: no limit); more get "
         "too_many_mutes"
     )
+    reports_per_hour: int = Field(
+        10, ge=0, description="chat reports one player may file in an hour (0: no limit); "
+        "more get report_limited"
+    )
+    admin_token: str | None = Field(
+        None, min_length=16, description="the moderators' token: the admin API "
+        "(/api/admin/...) takes Authorization: Bearer <admin_token>; unset, the API is off "
+        "(404 admin_off). At least 16 characters"
+    )
+    moderation_refresh_seconds: float = Field(
+        5.0, gt=0, le=300, description="how often each process reads the silences and "
+        "bans in force from the database (a ban reaches another process's connections "
+        "within this)"
+    )
     max_blocks: int = Field(
         500, ge=0, description="players one player may block (0: no limit); more get 409 "
         "too_many_blocks"

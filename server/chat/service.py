@@ -78,6 +78,10 @@ class ChatService:
         self.archive_hide: Callable[[str, int], Any] | None = None
         """Hides a message in the archive too (``server.archive``), or None."""
         self.rate = PlayerRate(settings.chat_player_rate, settings.chat_player_burst)
+        self.said = 0
+        """Messages said through this process since start (``/metrics``)."""
+        self.reported = 0
+        """Reports filed through this process since start."""
         self._clock = clock
         self._sessions: dict[str, set[Any]] = {}
         """Player id -> this process's sessions of that player (a mute reaches them all)."""
@@ -185,6 +189,7 @@ class ChatService:
         if said is None:
             raise ChatError("room_chat_busy", "this table's talk is at its limit; wait "
                             "retry_after seconds", 1.0)
+        self.said += 1
         return said
 
     # -- reading ---------------------------------------------------------------------------
@@ -304,8 +309,10 @@ class ChatService:
         if self.reports is None:
             raise ChatError("database_unavailable", "this server takes no reports")
         try:
-            return await self.reports.file(me, record.id, entry,
-                                           rules.context(kept, message_id), reason, note)
+            report = await self.reports.file(me, record.id, entry,
+                                             rules.context(kept, message_id), reason, note)
+            self.reported += 1
+            return report
         except Exception as exc:
             wait = getattr(exc, "retry_after", None)
             if wait is not None:
@@ -321,12 +328,16 @@ class ChatService:
         left out of what joining clients get, and out of the archived game's talk.
 
         Returns:
-            Whether it was hidden anywhere (the live room or the archive).
+            Whether it was hidden anywhere now (the live room or the archive): False for a
+            message neither keeps, or one already hidden.
 
         Raises:
             StoreUnavailable, OutcomeUnknown: the room store failed.
         """
-        live = await self.store.chat_hide(room_id, int(message_id))
+        kept = await self.store.chat_recent(room_id)
+        live = False
+        if any(e.get("id") == int(message_id) for e in kept):
+            live = await self.store.chat_hide(room_id, int(message_id))
         archived = False
         if self.archive_hide is not None:
             archived = bool(await self.archive_hide(room_id, int(message_id)))

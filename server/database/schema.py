@@ -42,6 +42,9 @@ compares the two.
 * ``player_mutes``, ``game_chat`` (issue 21; migration 0008): who muted whom at the table
   (``server.chat.mutes``: the muted player's messages are not delivered to the muter) and
   the chat messages of an archived game, one JSON array per game.
+* ``chat_reports``, ``sanctions``, ``moderation_log`` (issue 21 point 4; migration 0009):
+  reported messages with the talk around them, moderators' silences and bans, and the
+  audit log of every moderator action (``server.moderation``).
 * ``game_logs``: the room's log of the game, every entry in order (what caused each version
   and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
 """
@@ -413,6 +416,64 @@ game_chat = Table(
     comment="the table talk of an archived game (issue 21 point 1); migration 0008",
 )
 
+chat_reports = Table(
+    "chat_reports",
+    metadata,
+    Column("id", String(16), primary_key=True, comment="the report's id (random)"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("reporter_id", String(32), nullable=False, comment="the player who reported"),
+    Column("room_id", String(32), nullable=False),
+    Column("message_id", Integer, nullable=False, comment="the message's id in its room"),
+    Column("author_id", String(32), nullable=True,
+           comment="the reported message's author (a player id), null for a guest"),
+    Column("message", Text, nullable=False, comment="JSON: the reported message as kept"),
+    Column("context", Text, nullable=False,
+           comment="JSON array: the room's kept messages around it, oldest first"),
+    Column("reason", String(16), nullable=False, comment="abuse, spam, cheating or other"),
+    Column("note", Text, nullable=True, comment="the reporter's words (at most 200)"),
+    Column("status", String(16), nullable=False, comment="open or resolved"),
+    Column("resolved_at", DateTime(timezone=True), nullable=True),
+    Column("resolved_by", String(64), nullable=True, comment="the moderator"),
+    Column("resolution", Text, nullable=True),
+    comment="reported chat messages for the moderators (issue 21 points 3-4; "
+    "server.moderation.store); migration 0009",
+)
+Index("ix_chat_reports_reporter", chat_reports.c.reporter_id, chat_reports.c.created_at)
+Index("ix_chat_reports_status", chat_reports.c.status, chat_reports.c.created_at)
+
+sanctions = Table(
+    "sanctions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False,
+           comment="silence (a player's chat), ban_player or ban_address"),
+    Column("target", String(64), nullable=False,
+           comment="a player id, or an address or network (CIDR)"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("until", DateTime(timezone=True), nullable=True, comment="null: until lifted"),
+    Column("reason", Text, nullable=True),
+    Column("moderator", String(64), nullable=False),
+    Column("lifted_at", DateTime(timezone=True), nullable=True),
+    comment="moderators' silences and bans (issue 21 point 4; server.moderation); "
+    "migration 0009",
+)
+Index("ix_sanctions_kind_target", sanctions.c.kind, sanctions.c.target)
+
+moderation_log = Table(
+    "moderation_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("moderator", String(64), nullable=False, comment="X-Moderator, or admin"),
+    Column("action", String(32), nullable=False,
+           comment="hide, silence, unsilence, close_room, ban, unban, resolve"),
+    Column("target", String(128), nullable=False),
+    Column("detail", Text, nullable=False, comment="JSON object"),
+    comment="the audit log: every moderator action (issue 21 point 4); migration 0009",
+)
+Index("ix_moderation_log_at", moderation_log.c.at)
+
 TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals,
           game_logs, player_passkeys, passkey_challenges, matches, ratings, rating_history,
-          rating_board_counts, player_blocks, player_mutes, game_chat)
+          rating_board_counts, player_blocks, player_mutes, game_chat,
+          chat_reports, sanctions, moderation_log)

@@ -40,7 +40,8 @@ def listed(record: RoomRecord, settings: dict[str, Any]) -> bool:
     Args:
         settings: the room's effective settings (``RoomService.room_settings``)."""
     return (bool(settings.get("public")) and record.status == "waiting"
-            and not record.abandoned and any(not s.taken for s in record.seats))
+            and not record.abandoned and not record.closed
+            and any(not s.taken for s in record.seats))
 
 
 def concerns(record: RoomRecord, settings: dict[str, Any], events: list[dict]) -> bool:

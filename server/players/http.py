@@ -150,6 +150,9 @@ async def create_player(request: Request) -> Response:
     if _origin_refused(request):
         raise ApiError(403, "origin_not_allowed",
                        "pages of this origin may not make players here (allowed_origins)")
+    moderation = getattr(_services(request), "moderation", None)
+    if moderation is not None and moderation.sanctions.address_banned(_address(request)):
+        raise ApiError(403, "banned", "a moderator banned this address")
     body = await _body(request, CreatePlayerBody)
     _check_name(body.name)
     settings = _services(request).settings

@@ -164,6 +164,8 @@ class RoomRecord:
     request: str = ""
     game_started: float = 0.0
     abandoned: bool = False
+    closed: bool = False
+    """A moderator closed the room (``RoomService.close_room``): no join, no action."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready; shares ``options`` and ``state`` with the record)."""
@@ -188,6 +190,8 @@ class RoomRecord:
             data["game_started"] = self.game_started
         if self.abandoned:
             data["abandoned"] = True
+        if self.closed:
+            data["closed"] = True
         return data
 
     def to_json(self) -> str:

@@ -8,8 +8,8 @@ in its own language (Danish, Swedish, English).
   right-to-left name is isolated (its line keeps its order) and the long word wraps inside
   the panel. A name with a direction override (U+202E) is refused by the server.
 * A spectator's message during the game reaches the spectators only, marked as such.
-* Mute hides the muted player's messages (Unmute shows them again), a block hides the
-  blocked player's messages; the new-table form offers the chat setting
+* Mute hides the muted player's messages (Unmute shows them again), a report is confirmed,
+  a block hides the blocked player's messages; the new-table form offers the chat setting
   (free text by default, set phrases when rated); axe-core finds nothing serious.
 """
 
@@ -192,6 +192,17 @@ def test_players_and_a_spectator_talk_safely_in_their_languages(
         sv.wait_for_function("() => document.querySelector('#chat-notice')?.textContent"
                              ".includes('igen')")
         wait_text(sv, IMG_TEXT)
+
+        # The Swede reports the Dane's link text: the report is confirmed.
+        link_line = sv.locator("#chat .chat-msg", has=sv.locator(".chat-text", has_text=LINK_TEXT))
+        link_id = link_line.get_attribute("data-id")
+        sv.click(f"[data-key=chat-more-{link_id}]")
+        sv.click(f"[data-key=chat-report-{link_id}]")
+        sv.check(f"input[name=report-reason-{link_id}][value=spam]")
+        sv.fill(f"#report-note-{link_id}", "reklame")
+        sv.click(f"[data-key=chat-report-send-{link_id}]")
+        sv.wait_for_selector(f"#chat .chat-msg[data-id='{link_id}'][data-reported=true]")
+        assert sv.inner_text("#chat-notice") == "Tack: anmälan har skickats till moderatorerna."
 
         # The spectator blocks the Swede: the Swede's messages leave the spectator's page.
         rtl_line = en.locator("#chat .chat-msg", has=en.locator(".chat-text", has_text=SVG_TEXT))

@@ -13,7 +13,8 @@ Random games of every table and option combination; after every action:
 * the hint (``engine.computer.suggest``) of the seat about to act, and of another seat,
   validates as a suggestion;
 * server events (``seat_taken``, ``timed_out`` for the action taken, ``computer_standin``,
-  ``seat_abandoned``, ``game_abandoned``) validate and are redacted as the table says.
+  ``seat_abandoned``, ``game_abandoned``, ``room_closed``) validate and are redacted as
+  the table says.
 
 A sample of the same data is also checked against the committed JSON Schema
 (``docs/protocol.schema.json``) with ``jsonschema``, the document other languages use.
@@ -213,6 +214,7 @@ def play_game(options: GameOptions, seed: int, rnd: random.Random, stats: Stats,
             server.append({"type": "seat_abandoned", "seat": rnd.randrange(state.players),
                            "name": "Bob", "reason": rnd.choice(("away", "turn_clock"))})
             server.append({"type": "game_abandoned", "game_number": state.game_number})
+            server.append({"type": "room_closed", "reason": "moderator"})
         check_events(server, know, stats, engine_events=False)
         check_events(events, know, stats)
         if sink is not None and rnd.random() < 0.1:

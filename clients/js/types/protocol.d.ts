@@ -1085,6 +1085,7 @@ export interface MissedVersion {
     | SeatAbandonedEvent
     | TimedOutEvent
     | GameAbandonedEvent
+    | RoomClosedEvent
   )[];
 }
 /**
@@ -1496,6 +1497,15 @@ export interface GameAbandonedEvent {
   game_number: number;
 }
 /**
+ * A moderator closed the room (docs/operations.md, "Moderation"): it takes no join and
+ * no action any more (``room_closed``); a game in progress was abandoned and is archived
+ * as such (the ``game_abandoned`` event comes first in the same update).
+ */
+export interface RoomClosedEvent {
+  type: "room_closed";
+  reason: "moderator";
+}
+/**
  * One message of a room's table talk, as readers get it. Show ``text`` as text, never
  * as markup or a link; show ``preset`` in the reader's own language.
  */
@@ -1598,6 +1608,7 @@ export interface Update {
     | SeatAbandonedEvent
     | TimedOutEvent
     | GameAbandonedEvent
+    | RoomClosedEvent
   )[];
   patch: (AddOperation | RemoveOperation | ReplaceOperation)[];
   seats?: SeatInfo[] | null;
@@ -1676,6 +1687,7 @@ export interface Reject {
     | "internal"
     | "rate_limited"
     | "game_abandoned"
+    | "room_closed"
   ) &
     string;
   message: string;
@@ -1788,6 +1800,8 @@ export interface Error {
     | "too_many_mutes"
     | "bad_block"
     | "too_many_blocks"
+    | "room_closed"
+    | "banned"
   ) &
     string;
   message: string;

@@ -244,6 +244,8 @@ export function logLine(ev, names) {
       return matchScore(ev, names);
     case "match_over":
       return matchOverLine(ev, names);
+    case "room_closed":
+      return t("log.room_closed");
     default:
       return null;
   }
