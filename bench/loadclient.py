@@ -38,6 +38,7 @@ values, which are system-wide on Linux) → ``{"event": "progress"}``… then
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -559,6 +560,9 @@ class Spectator(asyncio.Protocol):
         self.frames = 0
         self.bytes = 0
         self.snapshots = 0
+        self.chats = 0  # chat frames received (a message said at the table)
+        self.errors = 0  # error frames received (a chat refused: room_chat_busy …)
+        self.said = 0  # chat frames sent
         self.joined: asyncio.Future[None] | None = None
         self.refused: str | None = None
         self.transport: asyncio.Transport | None = None
@@ -622,8 +626,13 @@ class Spectator(asyncio.Protocol):
             i += head
             if opcode in (1, 2):
                 self.frames += 1
-                if buf[i:i + 18] == b'{"type":"snapshot"':
+                head8 = buf[i:i + 18]
+                if head8 == b'{"type":"snapshot"':
                     self.snapshots += 1
+                elif head8.startswith(b'{"type":"chat"'):
+                    self.chats += 1
+                elif head8.startswith(b'{"type":"error"'):
+                    self.errors += 1
             elif opcode == 9:
                 self._ping = bytearray()
                 if not length:
@@ -631,6 +640,15 @@ class Spectator(asyncio.Protocol):
                     self._ping = None
             self._skip = length
         self._buf = buf[i:] if i < n else b""
+
+    def say(self, payload: bytes) -> None:
+        """Send one text frame (a client frame: masked; under 126 bytes)."""
+        if self.transport is None or self.transport.is_closing():
+            return
+        mask = os.urandom(4)
+        body = bytes(b ^ mask[k % 4] for k, b in enumerate(payload))
+        self.transport.write(bytes([0x81, 0x80 | len(payload)]) + mask + body)
+        self.said += 1
 
     def _pong(self, payload: bytes) -> None:
         if self.transport is None or self.transport.is_closing():
@@ -643,9 +661,13 @@ class Spectator(asyncio.Protocol):
         if self.ws is not None:
             self.ws.closed = True
 
-    async def open(self, host: str, port: int, room: str, name: str, timeout: float) -> None:
+    async def open(self, host: str, port: int, room: str, name: str, timeout: float,
+                   player: list[str] | None = None) -> None:
         self.ws = await open_ws(host, port, "/ws", "cribbage.v1.json", self.on_text, timeout)
-        self.ws.send(json.dumps({"type": "hello", "name": name}))
+        hello: dict[str, Any] = {"type": "hello", "name": name}
+        if player:
+            hello["player"] = {"id": player[0], "secret": player[1]}
+        self.ws.send(json.dumps(hello))
         self.joined = asyncio.get_running_loop().create_future()
         self.ws.send(json.dumps({"type": "join", "room": room, "seat": None}))
         await asyncio.wait_for(self.joined, timeout)
@@ -802,7 +824,9 @@ class Worker:
         async def one(i: int) -> Spectator | None:
             async with sem:
                 spectator = Spectator()
-                await spectator.open(host, port, cmd["room"], f"w{i}", timeout)
+                players = cmd.get("players") or []
+                await spectator.open(host, port, cmd["room"], f"w{i}", timeout,
+                                     players[i] if i < len(players) else None)
                 if spectator.refused is not None:
                     refused[spectator.refused] = refused.get(spectator.refused, 0) + 1
                     spectator.close()
@@ -823,15 +847,54 @@ class Worker:
         emit({"event": "watching", "spectators": len(self.spectators), "refused": refused,
               "seconds": mono() - t0})
 
+    async def chat_start(self, cmd: dict[str, Any]) -> None:
+        """Every spectator says a preset phrase ``rate`` times a second (spread evenly over
+        the second, in ticks of 0.05 s) until ``chat_stop``."""
+        rate = float(cmd.get("rate", 1.0))
+        frame = json.dumps({"type": "chat", "preset": cmd.get("preset", "wow")},
+                           separators=(",", ":")).encode()
+
+        async def loop() -> None:
+            tick, k = 0.05, 0
+            n = len(self.spectators)
+            per_tick = n * rate * tick
+            owed = 0.0
+            while True:
+                owed += per_tick
+                while owed >= 1 and n:
+                    self.spectators[k % n].say(frame)
+                    k += 1
+                    owed -= 1
+                await asyncio.sleep(tick)
+
+        self.chat_task = asyncio.ensure_future(loop())
+        emit({"event": "chatting", "spectators": len(self.spectators)})
+
+    async def chat_stop(self) -> None:
+        task = getattr(self, "chat_task", None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            self.chat_task = None
+        emit({"event": "chat_stopped"})
+
     def watch_stats(self) -> None:
         """What the spectators have received so far."""
         emit({"event": "watch_stats",
+              "chats": sum(s.chats for s in self.spectators),
+              "errors": sum(s.errors for s in self.spectators),
+              "said": sum(s.said for s in self.spectators),
               "frames": sum(s.frames for s in self.spectators),
               "bytes": sum(s.bytes for s in self.spectators),
               "snapshots": sum(s.snapshots for s in self.spectators),
               "open": sum(1 for s in self.spectators if s.ws is not None and not s.ws.closed)})
 
     async def close(self) -> None:
+        task = getattr(self, "chat_task", None)
+        if task is not None:
+            task.cancel()
+            self.chat_task = None
         for room in self.rooms:
             room.close()
         self.rooms = []
@@ -864,6 +927,10 @@ async def main_async() -> None:
                 await worker.watch(cmd)
             elif cmd["cmd"] == "watch_stats":
                 worker.watch_stats()
+            elif cmd["cmd"] == "chat_start":
+                await worker.chat_start(cmd)
+            elif cmd["cmd"] == "chat_stop":
+                await worker.chat_stop()
             elif cmd["cmd"] == "close":
                 await worker.close()
             elif cmd["cmd"] == "exit":

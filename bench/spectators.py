@@ -9,6 +9,7 @@ repository root::
     python bench/spectators.py --quick           # 1 round of short phases, about 1 minute
     python bench/spectators.py --server-tree ../main    # another checkout's server
     python bench/spectators.py --variants without,with,capped --json /tmp/spectators.json
+    python bench/spectators.py --variants without,with,chat      # chat against no chat
 
 **The load.** One ``python -m server`` process on Redis (``--store memory``: without), fresh
 for every phase, with the limits off (``bench/latency.py``'s ``--limits off``: the load comes
@@ -22,6 +23,14 @@ act paced: every room once a second (``--rate``), except the **watched room**, w
   ``join`` without a seat; each reads every frame, counting it without decoding it; in
   ``--spectator-procs`` processes of their own), ``--stalled`` of them stop reading after
   their join;
+* ``chat`` (when named; issue 21): the same spectators, each a player (``POST
+  /api/players``, ``hello.player``), and every one of them says a preset phrase
+  ``--chat-rate`` times a second (1: the per-player limit, ``chat_player_rate``) from
+  before the warm-up to the end of the window: 4,000 messages a second offered to one room,
+  which takes ``chat_room_rate`` (10) a second and refuses the rest ``room_chat_busy``;
+  each message taken goes to every spectator (a spectator's message during a game reaches
+  the spectators only). Its ratios are also given against ``with`` (the same room and
+  spectators without chat);
 * ``capped`` (when named): the same spectators asked for, the server at its default cap
   (``max_spectators_per_room``, 200): the rest are refused ``too_many_spectators``.
 
@@ -47,6 +56,7 @@ import secrets
 import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -68,7 +78,7 @@ from latency import (  # noqa: E402 (the bench directory is put on the path firs
     server_checkout,
 )
 
-VARIANTS = ("without", "with", "capped")
+VARIANTS = ("without", "with", "chat", "capped")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -77,6 +87,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--variants", default="without,with",
                    help="phases per round, in order: without, with, capped")
     p.add_argument("--spectators", type=int, default=4000)
+    p.add_argument("--chat-rate", type=float, default=1.0,
+                   help="chat messages per spectator per second in the chat phase")
     p.add_argument("--stalled", type=int, default=0,
                    help="spectators that stop reading after their join")
     p.add_argument("--rooms", type=int, default=100, help="rooms, the watched one included")
@@ -152,8 +164,11 @@ class SpectatorBench:
         prefix = f"{self.prefix}{self.seq}:"
         res: dict[str, Any] = {"variant": variant, "round": round_no}
         env_before = list(args.server_env)
+        data_dir = tempfile.mkdtemp(prefix="bench-spectators-data-")
+        args.server_env = [*env_before, f"CRIBBAGE_DATA_DIR={data_dir}",
+                           "CRIBBAGE_PLAYERS_PER_HOUR=0"]
         if variant != "capped":
-            args.server_env = [*env_before, "CRIBBAGE_MAX_SPECTATORS_PER_ROOM=0"]
+            args.server_env.append("CRIBBAGE_MAX_SPECTATORS_PER_ROOM=0")
         log(f"round {round_no} {variant}: starting the server")
         server = await self.runner.start_server(
             "product" if args.store == "redis" else "product-memory", prefix)
@@ -167,6 +182,7 @@ class SpectatorBench:
             await self.watchers.restart()
         finally:
             await asyncio.to_thread(self.runner.stop, server.proc)
+            shutil.rmtree(data_dir, ignore_errors=True)
             with contextlib.suppress(Exception):
                 res["keys_deleted"] = await asyncio.to_thread(self.cleanup, prefix)
         window = res.pop("_window", None)
@@ -202,10 +218,17 @@ class SpectatorBench:
             counts = [args.spectators // m + (1 if i < args.spectators % m else 0)
                       for i in range(m)]
             stalled = [args.stalled // m + (1 if i < args.stalled % m else 0) for i in range(m)]
+            made: list[list[str]] = []
+            if variant == "chat":
+                made = await make_players(server.port, args.spectators)
+                log(f"  {len(made)} players made in {time.monotonic() - t:.1f}s")
+            firsts = [sum(counts[:i]) for i in range(m)]
             got = await self.watchers.all([
                 {"cmd": "watch", "port": server.port, "room": room, "count": counts[i],
                  "stalled": stalled[i], "concurrency": 32, "timeout": 60.0,
-                 "setup_timeout": 600.0} for i in range(m)], "watching", 660)
+                 "setup_timeout": 600.0,
+                 "players": made[firsts[i]:firsts[i] + counts[i]]} for i in range(m)],
+                "watching", 660)
             res["spectators"] = sum(g["spectators"] for g in got if g)
             refused: dict[str, int] = {}
             for g in got:
@@ -214,6 +237,9 @@ class SpectatorBench:
             res["spectators_refused"] = refused
             log(f"  {res['spectators']} spectators watching ({refused or 'none refused'}) "
                 f"in {time.monotonic() - t:.1f}s")
+            if variant == "chat":
+                await self.watchers.all([{"cmd": "chat_start", "rate": args.chat_rate}]
+                                        * m, "chatting", 30)
         start = time.monotonic() + args.warmup
         end = start + args.seconds
         gather = asyncio.ensure_future(self.players.all([
@@ -227,6 +253,9 @@ class SpectatorBench:
         s1 = await self._snap(server, variant)
         res["_window"] = (s0["t"], s1["t"])
         results = [x for x in await gather if x is not None]
+        if variant == "chat":
+            await self.watchers.all([{"cmd": "chat_stop"}] * self.watchers.count,
+                                    "chat_stopped", 30)
         if server.proc.poll() is not None:
             raise RuntimeError("the server died during the phase")
         span = s1["t"] - s0["t"]
@@ -257,6 +286,8 @@ class SpectatorBench:
             res["spectator_bytes_per_second"] = (s1["bytes"] - s0["bytes"]) / span
             res["spectator_snapshots"] = s1["snapshots"] - s0["snapshots"]
             res["spectators_open"] = s1["open"]
+            for key in ("said", "chats", "errors"):
+                res[f"spectator_{key}_per_second"] = (s1[key] - s0[key]) / span
         log(f"  watched room act→ack p50 {_f(res['watched']['p50'])} p90 "
             f"{_f(res['watched']['p90'])} p99 {_f(res['watched']['p99'])} max "
             f"{_f(res['watched']['max'])} ms (n {res['watched']['n']}); other rooms p50 "
@@ -267,6 +298,10 @@ class SpectatorBench:
             f"{res['machine_busy']:.2f} of 2 cores"
             + (f"; spectators got {res['spectator_frames_per_second']:,.0f} frames/s"
                if "spectator_frames_per_second" in res else "")
+            + (f"; spectators said {res['spectator_said_per_second']:,.0f}/s, got "
+               f"{res['spectator_chats_per_second']:,.0f} chat frames/s and "
+               f"{res['spectator_errors_per_second']:,.0f} refusals/s"
+               if variant == "chat" and "spectator_said_per_second" in res else "")
             + (f"; errors {res['errors']}" if res["errors"] else ""))
         with contextlib.suppress(Exception):
             await self.players.all([{"cmd": "close"}] * n, "closed", 60)
@@ -283,9 +318,25 @@ class SpectatorBench:
         if variant != "without":
             stats = await self.watchers.all([{"cmd": "watch_stats"}] * self.watchers.count,
                                             "watch_stats", 30)
-            for key in ("frames", "bytes", "snapshots", "open"):
+            for key in ("frames", "bytes", "snapshots", "open", "said", "chats", "errors"):
                 snap[key] = sum(s[key] for s in stats if s)
         return snap
+
+
+async def make_players(port: int, count: int) -> list[list[str]]:
+    """``count`` players of the server (``POST /api/players``): ``[[id, secret], ...]``."""
+    import httpx
+
+    sem = asyncio.Semaphore(32)
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+        async def one(i: int) -> list[str]:
+            async with sem:
+                made = await http.post("/api/players", json={"name": f"w{i}"})
+                made.raise_for_status()
+                body = made.json()
+                return [body["id"], body["secret"]]
+
+        return list(await asyncio.gather(*(one(i) for i in range(count))))
 
 
 def _batches(items: Any, size: int) -> Any:
@@ -344,6 +395,9 @@ def summarize(phases: list[dict[str, Any]], variants: list[str]) -> dict[str, An
             "errors": _sum_dicts(p["errors"] for p in done),
             "spectator_frames_per_second": [round(p.get("spectator_frames_per_second", 0))
                                             for p in done],
+            "chat_per_second": [
+                {k: round(p.get(f"spectator_{k}_per_second", 0))
+                 for k in ("said", "chats", "errors")} for p in done if v == "chat"],
         }
     base = out.get("without")
     if not base:
@@ -363,6 +417,15 @@ def summarize(phases: list[dict[str, Any]], variants: list[str]) -> dict[str, An
             s["quiet_ratios"] = _ratios(s["quiet"]["with"], s["quiet"]["without"])
         per_round = [_ratios(a, b) for a, b in pairs]
         s["median_round_ratios"] = {
+            k: statistics.median(x[k] for x in per_round if x[k] is not None)
+            for k in (per_round[0] if per_round else {})
+            if any(x[k] is not None for x in per_round)}
+    if out.get("chat") and out.get("with"):
+        s = out["chat"]
+        s["ratios_vs_with"] = _ratios(s, out["with"])
+        pairs = [(of("chat", r), of("with", r)) for r in rounds]
+        per_round = [_ratios(a[0], b[0]) for a, b in pairs if a and b]
+        s["median_round_ratios_vs_with"] = {
             k: statistics.median(x[k] for x in per_round if x[k] is not None)
             for k in (per_round[0] if per_round else {})
             if any(x[k] is not None for x in per_round)}
@@ -414,6 +477,20 @@ def print_report(summary: dict[str, Any]) -> None:
                   f"{_ratio(r.get('others p99'))}, max {_ratio(r.get('others max'))}")
 
 
+def print_chat(summary: dict[str, Any]) -> None:
+    s = summary.get("chat")
+    if not s or "ratios_vs_with" not in s:
+        return
+    print(f"\nchat: spectators per round {s.get('chat_per_second')} (said, chat frames "
+          "received, refusals received, per second)")
+    for label, r in (("all rounds", s["ratios_vs_with"]),
+                     ("median of the rounds' own ratios", s["median_round_ratios_vs_with"])):
+        print(f"chat ÷ with (the same spectators, no chat), {label}: watched p50 "
+              f"{_ratio(r.get('watched p50'))}, p90 {_ratio(r.get('watched p90'))}, p99 "
+              f"{_ratio(r.get('watched p99'))}; other rooms p50 {_ratio(r.get('others p50'))}"
+              f", p99 {_ratio(r.get('others p99'))}, max {_ratio(r.get('others max'))}")
+
+
 def _ratio(x: float | None) -> str:
     return "—" if x is None else f"{x:.2f}×"
 
@@ -462,6 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     if "summary" not in result and result.get("phases"):
         result["summary"] = summarize(result["phases"], args.variant_list)
     print_report(result.get("summary", {}))
+    print_chat(result.get("summary", {}))
     failed = [p for p in result.get("phases", []) if p.get("failure")]
     if ok and not failed and not args.keep_logs:
         shutil.rmtree(runner.logdir, ignore_errors=True)
