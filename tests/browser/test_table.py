@@ -271,6 +271,9 @@ def test_hints_only_where_the_room_allows_them(live_server: Any, new_page: Any,
     assert "team A" in me.inner_text(".player[data-seat='2']")  # the partner
     me.click("#hint")
     me.wait_for_selector(".hint >> text=Lay away")
+    # Why: each choice with its kept hand and its crib (issue 22 point 5).
+    why = me.inner_text(".hint-choices li")
+    assert "(hand " in why and ", crib " in why, why
     me.click("[data-key=hint-pick-0]")  # picks the suggested card; "lay away" confirms
     chosen = me.eval_on_selector_all(".hand button.card[aria-pressed=true]",
                                      "els => els.map(e => e.dataset.card)")
@@ -288,6 +291,7 @@ def test_hints_only_where_the_room_allows_them(live_server: Any, new_page: Any,
     if table(me)["turn"] == "0" and table(me)["phase"] == "play":
         me.click("#hint")
         me.wait_for_selector(".hint >> text=Play")
+        assert "the next player" in me.inner_text(".hint"), me.inner_text(".hint")
     end = time.monotonic() + 60
     while not (int(table(me)["deal"]) >= 2 and table(me)["phase"] == "play"
                and me.locator(".pile li").count() >= 3):

@@ -1041,6 +1041,17 @@ export function roomPage(root, roomId) {
     return new Set();
   }
 
+  // One discard choice with its parts: the kept hand, the crib, and (when the hint
+  // counts it) the play's expected margin.
+  function choiceWhy(c) {
+    const points = formatNumber(c.expected, 1);
+    const cards = cardsShort(c.cards);
+    if (typeof c.hand !== "number" || typeof c.crib !== "number") return t("hint.choice", { cards, points });
+    const parts = { cards, points, hand: formatNumber(c.hand, 1), crib: formatNumber(c.crib, 1) };
+    if (typeof c.play === "number") return t("hint.choice_why_play", { ...parts, play: formatNumber(c.play, 1) });
+    return t("hint.choice_why", parts);
+  }
+
   function hintText() {
     const hint = state.hint;
     if (!hint) return null;
@@ -1050,11 +1061,19 @@ export function roomPage(root, roomId) {
       const top = (hint.choices || []).slice(0, 3);
       body = h("span", {}, t(hint.goal === "fewest" ? "hint.discard_fewest" : "hint.discard", { cards: cardsShort(hint.best.cards) }),
         top.length ? h("ol", { class: "hint-choices" }, top.map((c, i) =>
-          h("li", {}, t("hint.choice", { cards: cardsShort(c.cards), points: formatNumber(c.expected, 1) }), " ",
+          h("li", {}, choiceWhy(c), " ",
             // One click picks the suggested cards; "lay away" still confirms.
             h("button", { type: "button", class: "link-button", "data-key": `hint-pick-${i}`,
               onclick: () => { state.selected = new Set(c.cards); render(); } }, t("hint.pick"))))) : null);
-    } else if (hint.kind === "play" && hint.best) body = t("hint.play", { card: cardShort(hint.best.card) });
+    } else if (hint.kind === "play" && hint.best) {
+      // Why: what the suggested card pegs now and what it leaves the next player.
+      const top = (hint.choices || [])[0];
+      body = h("span", {}, t("hint.play", { card: cardShort(hint.best.card) }),
+        top && typeof top.reply === "number" ? [" ", t("hint.play_why", {
+          points: top.points, reply: formatNumber(top.reply, 1),
+          stuck: formatNumber(100 * (top.stuck || 0), 0) })] : null,
+        top && typeof top.win === "number" ? [" ", t("hint.win", { win: formatNumber(100 * top.win, 0) })] : null);
+    }
     else if (hint.kind === "announce") {
       body = h("span", { class: "hint-muggins" }, t(`hint.announce_${hint.counting === "crib" ? "crib" : "hand"}`),
         h("ul", { class: "hint-steps" }, t("hint.count_steps").map((step) => h("li", {}, step))));
