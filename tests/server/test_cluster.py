@@ -601,3 +601,63 @@ async def test_the_lobby_on_the_cluster(cluster: LocalCluster, tmp_path: Path) -
         await check.aclose()
         for s in servers:
             s.stop()
+
+
+async def test_table_talk_on_the_cluster(cluster: LocalCluster, tmp_path: Path) -> None:
+    """Chat on a Redis Cluster (issue 21): two processes, the room's talk kept in its own
+    slot and published with sharded pub/sub; a message said on one process reaches the
+    readers on the other, a spectator's message during the game only the spectators, a
+    joining client gets the kept messages, and a moderator's hide (the admin API on one
+    process) reaches the table on the other."""
+    token = "cluster-moderator-token-0123456789"
+    env = {"CRIBBAGE_REDIS_CLUSTER": "1", "CRIBBAGE_DATA_DIR": str(tmp_path),
+           "CRIBBAGE_ADMIN_TOKEN": token, "CRIBBAGE_FRAME_RATE": "0"}
+    servers = [ProcessServer(cluster.url, PREFIX, tmp_path / f"chat{i}.log", **env)
+               for i in range(2)]
+    check = redis_cluster_client(settings_for(cluster))
+    keys = ClusterKeys(PREFIX, 256)
+    clients: list[Client] = []
+    try:
+        servers[0].start()
+        servers[1].start()
+        await check.initialize()
+        a, b = servers
+        made = [httpx.post(f"{a.http}/api/players", json={"name": n}).json()
+                for n in ("Anna", "Bo", "Cy")]
+        anna = await Client.connect(a.ws, player=made[0])
+        bo = await Client.connect(b.ws, player=made[1])
+        cy = await Client.connect(b.ws, player=made[2])
+        clients += [anna, bo, cy]
+        room = (await anna.create_room({"players": 2}))["room"]
+        await anna.join(room, 0)
+        await bo.join(room, 1)
+        await cy.join(room, None)
+        said = await anna.say(text="held on shard " + primary_of(check, keys.key(room, "state")))
+        await bo.wait_until(lambda c: said["id"] in [m["id"] for m in c.chat], 10)
+        await cy.wait_until(lambda c: said["id"] in [m["id"] for m in c.chat], 10)
+        kibitz = await cy.say(preset="nice_hand")
+        assert kibitz["audience"] == "spectators"
+        reply = await bo.say(preset="thanks")
+        await anna.wait_until(lambda c: reply["id"] in [m["id"] for m in c.chat], 10)
+        assert kibitz["id"] not in [m["id"] for m in anna.chat + bo.chat]
+        base = keys.key(room, "state")[:-len("state")]
+        room_keys = [k async for k in check.scan_iter(match=f"{base}*")]
+        assert {k[len(base):] for k in room_keys} >= {"state", "chat"}, room_keys
+        assert len({check.keyslot(k) for k in room_keys}) == 1, room_keys
+        late = await Client.connect(a.ws, name="Late")
+        clients.append(late)
+        await late.join(room, None)
+        assert [m["id"] for m in late.chat] == [said["id"], kibitz["id"], reply["id"]]
+        hidden = httpx.post(f"{a.http}/api/admin/rooms/{room}/messages/{said['id']}/hide",
+                            headers={"Authorization": f"Bearer {token}"})
+        assert hidden.status_code == 200, hidden.text
+        for c in (bo, cy, anna):
+            await c.wait_until(lambda c: said["id"] not in [m["id"] for m in c.chat], 10)
+        for c in clients:
+            assert not c.problems, c.problems
+    finally:
+        for c in clients:
+            await c.close()
+        await check.aclose()
+        for s in servers:
+            s.stop()
