@@ -240,7 +240,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services = Services(
         settings=settings, store=store, broker=broker, service=service, rooms=rooms,
         presence=presence, sweeper=sweeper,
-        computers=ComputerSeats(service, sweeper, config.decide),
+        computers=ComputerSeats(service, sweeper, config.decide,
+                                processes=settings.computer_processes),
         upkeep=Upkeep(store, presence, rooms, settings, gc_policy),
         origins=OriginPolicy(settings.allowed_origins, settings.public_url),
     )
@@ -303,6 +304,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await services.upkeep.stop()
         await sweeper.stop()
         await services.archiver.stop()
+        await services.computers.close()
         await services.lobby.close()
         await database.close()
         await presence.close()

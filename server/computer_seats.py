@@ -45,8 +45,12 @@ whoever is connected.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import multiprocessing
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import engine
@@ -61,6 +65,10 @@ log = logging.getLogger(__name__)
 
 DecideFn = Callable[..., dict[str, Any] | None]
 """``decide(view, legal, level, *, seed) -> action | None`` (``engine.computer.decide``)."""
+
+OFF_LOOP_LEVELS = frozenset({"expert"})
+"""Levels whose decisions run in the computer processes (``computer_processes``), off the
+event loop, so that a search never delays the other rooms of the process (issue 22)."""
 
 
 def seat_knowledge(
@@ -107,11 +115,17 @@ class ComputerSeats:
     """
 
     def __init__(
-        self, service: RoomService, sweeper: Sweeper, decide: DecideFn | None = None
+        self, service: RoomService, sweeper: Sweeper, decide: DecideFn | None = None,
+        processes: int = 0,
     ) -> None:
         self.service = service
         self.sweeper = sweeper
         self.decide: DecideFn = decide or engine_decide
+        self.processes = processes if decide is None else 0  # a test's decide stays here
+        """Worker processes for the :data:`OFF_LOOP_LEVELS` (0: decide on the event loop)."""
+        self._pool: ProcessPoolExecutor | None = None
+        self.off_loop = 0
+        """Decisions made in the computer processes since start."""
         sweeper.register(COMPUTER_TURN, self.turn)
         sweeper.register(TURN_CLOCK, self.turn_clock)
         sweeper.register(TAKEOVER, self.takeover)
@@ -137,15 +151,66 @@ class ComputerSeats:
         new_state, events = engine.apply(room.state, seat, action)  # type: ignore[arg-type]
         return action, new_state, events
 
+    # -- the computer processes -----------------------------------------------------------
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.processes,
+                mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    async def close(self) -> None:
+        """Stop the computer processes (at the end of the app's lifespan)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+
+    async def _decide_off_loop(self, room_id: str, seat: int, version: Any
+                               ) -> tuple[int, dict[str, Any]] | None:
+        """For a seat played at an :data:`OFF_LOOP_LEVELS` level: read the room, and decide
+        in a computer process from the seat's view and legal actions (:func:`ask`, as on
+        the loop). Returns ``(version, action)``, or None to decide on the loop (another
+        level, the room moved on, nothing to do, or the processes failed: logged)."""
+        if not self.processes:
+            return None
+        record = await self.service.load(room_id)
+        if (record.version != version or record.state is None
+                or not 0 <= seat < len(record.seats)):
+            return None
+        level = record.seats[seat].playing_level
+        if level not in OFF_LOOP_LEVELS:
+            return None
+        view, legal = seat_knowledge(record.state, seat)
+        legal = [a for a in legal if a.get("type") != "rematch"]
+        if not legal:
+            return None
+        seed = f"{room_id}:{record.version}:{seat}"
+        loop = asyncio.get_running_loop()
+        try:
+            action = await loop.run_in_executor(self._executor(), ask, engine_decide, view,
+                                                legal, level, seed)
+        except BrokenProcessPool:
+            log.warning("the computer processes died; this move is decided on the loop")
+            self._pool = None
+            return None
+        if action is None:
+            return None
+        self.off_loop += 1
+        return record.version, action
+
     async def turn(self, deadline: Deadline) -> None:
         """A computer-played seat's deadline is due: decide from its view and act, if the
-        room is still at the version the deadline was planned at."""
+        room is still at the version the deadline was planned at. At the
+        :data:`OFF_LOOP_LEVELS` the decision is made first, in a computer process, from the
+        room as read; the commit then applies it only if the room is still at that very
+        version (the same check as every computer move)."""
         seat = int(deadline.key)
         version = deadline.payload.get("version")
         if (deadline.payload.get("standin") and not deadline.payload.get("rated")
                 and await self.sweeper.park_unless_present(
                     deadline, self.service.settings.bot_delay_seconds)):
             return
+        decided = await self._decide_off_loop(deadline.room, seat, version)
 
         def change(room: Room, now: float) -> Change | NoChange:
             record = room.record
@@ -156,7 +221,13 @@ class ComputerSeats:
             level = record.seats[seat].playing_level
             if level is None:
                 return NoChange()
-            move = self._move(room, seat, level, f"{deadline.room}:{record.version}:{seat}")
+            if decided is not None and decided[0] == record.version:
+                action = decided[1]
+                new_state, events = engine.apply(room.state, seat, action)  # type: ignore[arg-type]
+                move: Any = (action, new_state, events)
+            else:
+                move = self._move(room, seat, level,
+                                  f"{deadline.room}:{record.version}:{seat}")
             if move is None:
                 return NoChange()
             action, new_state, events = move

@@ -95,6 +95,10 @@ class Settings(BaseSettings):
         15.0, gt=0, description="Muggins: time opponents have to answer an announcement"
     )
     bot_delay_seconds: float = Field(0.8, ge=0, description="pause before a computer seat acts")
+    computer_processes: int = Field(
+        1, ge=0, le=64, description="worker processes in which each server process's "
+        "expert computer players decide, off the event loop (0: on the event loop); made "
+        "at the first expert move")
     takeover_grace_seconds: float = Field(
         60.0, gt=0, description="default time a human seat may stay disconnected before a "
         "standard computer plays it (a room setting overrides it)"

@@ -1,0 +1,82 @@
+"""Computer players deciding in the computer processes, off the event loop (issue 22 point
+3; ``server.computer_seats.OFF_LOOP_LEVELS``).
+
+A whole game between two computers on a real server whose ``standard`` level is decided in
+a computer process for this test (the level is the expert's in production): the game
+reaches its end through the one write path, every move was decided off the loop, and a
+game played with the processes off (0) and the same seeds takes the very same moves (the
+process sees what the loop would: the seat's view and its legal actions only). A killed
+computer process costs no move: the next ones are decided on the loop until a new pool
+starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import httpx
+import pytest
+
+from protocol.client import Client
+from server import computer_seats
+
+
+def _seeds() -> str:
+    return "0" * 64
+
+
+async def computer_game(make_server, processes: int) -> tuple[list, object]:
+    server = make_server(redis=False, bot_delay_seconds=0.0, computer_processes=processes,
+                         sweep_interval_seconds=0.02,
+                         app_kwargs={"seed_factory": _seeds})
+    async with httpx.AsyncClient() as http:
+        made = (await http.post(f"{server.http}/api/rooms", json={
+            "options": {"players": 2, "target": 61},
+            "computers": {"0": "standard", "1": "standard"}})).json()
+    watcher = await Client.connect(server.ws, name="watcher")
+    try:
+        await watcher.join(made["room"], None)
+        await watcher.wait_until(lambda c: c.status == "game_over", 120)
+    finally:
+        await watcher.close()
+    store = server.app.state.services.store
+    log = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
+        store.log(made["room"]), server.loop))
+    moves = [(e["seat"], e["action"]) for e in log if "action" in e]
+    return moves, server.app.state.services.computers
+
+
+@pytest.fixture
+def off_loop_standard(monkeypatch):
+    monkeypatch.setattr(computer_seats, "OFF_LOOP_LEVELS", frozenset({"standard"}))
+
+
+async def test_computers_decide_off_the_loop_as_on_it(make_server, off_loop_standard) -> None:
+    off, seats = await computer_game(make_server, 1)
+    assert seats.off_loop > 20  # every computer discard and play of the game
+    on, inline = await computer_game(make_server, 0)
+    assert inline.off_loop == 0
+    assert len(off) > 20 and off == on
+
+
+async def test_a_killed_computer_process_costs_no_move(make_server, off_loop_standard) -> None:
+    server = make_server(redis=False, bot_delay_seconds=0.0, computer_processes=1,
+                         sweep_interval_seconds=0.02)
+    seats = server.app.state.services.computers
+    async with httpx.AsyncClient() as http:
+        made = (await http.post(f"{server.http}/api/rooms", json={
+            "options": {"players": 2, "target": 61},
+            "computers": {"0": "standard", "1": "standard"}})).json()
+    watcher = await Client.connect(server.ws, name="watcher")
+    try:
+        await watcher.join(made["room"], None)
+        await watcher.wait_until(lambda c: seats.off_loop >= 3, 30)
+        pool = seats._pool
+        assert pool is not None
+        for pid in list(pool._processes):  # the workers of this pool
+            os.kill(pid, signal.SIGKILL)
+        await watcher.wait_until(lambda c: c.status == "game_over", 120)
+    finally:
+        await watcher.close()
