@@ -2,9 +2,10 @@
 
 It runs the bench as a user would (a subprocess, real ``python -m server`` processes under
 the probe, real Redis, the load client with its spectators) and checks that the three
-phases (without, with, and with the spectators chatting) ran, timed the watched room's and the other rooms' acts, that the spectators watched and
-were sent frames, and that no keys were left behind. No timing is asserted: speed is the
-bench's business (docs/performance.md, "Spectators").
+phases (without, with, and with the spectators chatting) ran, timed the watched room's
+and the other rooms' acts, that the spectators watched and were sent frames, and that no
+keys were left behind. No timing is asserted: speed is the bench's business
+(docs/performance.md, "Spectators").
 """
 
 from __future__ import annotations
