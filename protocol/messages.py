@@ -499,6 +499,10 @@ ChatText = Annotated[str, Field(min_length=1, max_length=1000),
 control or format characters; ``bad_chat`` otherwise); the server's ``chat_max_chars`` (200
 by default) is the length it takes (``chat_too_long``)."""
 
+ReportNote = Annotated[str, Field(min_length=1, max_length=200),
+                       AfterValidator(_check_chat_text)]
+"""A report's note: 1..200 characters with the hygiene of chat text."""
+
 ChatMessageId = Annotated[int, Field(ge=1, le=INT64_MAX)]
 """A chat message's id: 1, 2, 3 … within its room."""
 
@@ -545,8 +549,9 @@ class ChatReport(_Model):
     type: Literal["chat_report"]
     message: ChatMessageId
     reason: Literal["abuse", "spam", "cheating", "other"] = "abuse"
-    note: str | None = Field(default=None, max_length=200,
-                             description="a few words for the moderator (plain text)")
+    note: ReportNote | None = Field(
+        default=None, description="a few words for the moderator (plain text, one line, the "
+        "hygiene of names)")
 
 
 ClientMessage = Annotated[

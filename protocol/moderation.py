@@ -143,13 +143,15 @@ NAMED: dict[str, Any] = {
 
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
     "AdminNotFound": ("404", "The admin API is off (no `admin_token` set: `admin_off`), or "
-                      "no such report, sanction, room or message.",
+                      "no such report, sanction, room, message or player.",
                       ["admin_off", "report_not_found", "sanction_not_found",
-                       "room_not_found", "message_not_found"]),
+                       "room_not_found", "message_not_found", "player_not_found"]),
     "BadAdminToken": ("401", "No `Authorization: Bearer <admin_token>`, or a wrong one.",
                       ["bad_admin_token"]),
-    "BadAdminRequest": ("400", "The body or a query parameter is not valid, or a sanction "
-                        "that cannot be (a silence without `seconds`, a bad address).",
+    "BadAdminRequest": ("400", "The body, a query parameter or `X-Moderator` is not valid, "
+                        "or a sanction that cannot be (a silence without `seconds`; an "
+                        "address that is not one, a network with host bits set or wider "
+                        "than an IPv4 /16 or an IPv6 /32).",
                         ["bad_request", "bad_sanction"]),
     "OriginOrBanned": ("403", "The request comes from a web page whose `Origin` the server "
                        "does not allow (`origin_not_allowed`), or the client address is "
@@ -163,7 +165,8 @@ SCHEME = {"type": "http", "scheme": "bearer",
           "\"Moderation\")."}
 
 _MODERATOR = {"name": "X-Moderator", "in": "header", "required": False,
-              "description": "Who acts, for the audit log (default `admin`).",
+              "description": "Who acts, for the audit log (default `admin`): 1-64 "
+              "printable characters.",
               "schema": {"type": "string", "maxLength": 64}}
 _ROOM = {"name": "room", "in": "path", "required": True, "schema": {"type": "string"},
          "example": "k3JfQ9xa2B"}

@@ -27,8 +27,9 @@ NAMED: dict[str, Any] = {
 
 ERRORS: dict[str, tuple[str, str, list[str]]] = {
     "BadPlayer": ("401", "No `Authorization: Player <id>.<secret>` header, not that format, "
-                  "no such player, a wrong secret, or a deleted player. The answer carries "
-                  "`WWW-Authenticate: Player`.", ["bad_player"]),
+                  "no such player, a wrong secret, or a deleted player (`bad_player`; the "
+                  "answer carries `WWW-Authenticate: Player`); or a player a moderator "
+                  "banned (`banned`).", ["bad_player", "banned"]),
     "BadPlayerBody": ("400", "The body is not a JSON object of the documented fields, or "
                       "a name that is not a display name or reads like one of the table's "
                       "own labels (docs/protocol.md, \"Seat names\"): nothing changed.",

@@ -278,6 +278,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         moderation_store, Sanctions(moderation_store, settings.moderation_refresh_seconds),
         services.chat, service)
     services.chat.sanctions = services.moderation.sanctions
+    service.banned = services.moderation.sanctions.player_banned
     services.chat.reports = moderation_store
     app.state.services = services
     if gc_policy is not None:

@@ -246,6 +246,12 @@ class _Collector(Collector):
                                       "this process", value=chat.said)
             yield CounterMetricFamily("cribbage_chat_reports", "Chat reports filed through "
                                       "this process", value=chat.reported)
+            refused = CounterMetricFamily("cribbage_chat_refused", "Chat requests refused "
+                                          "by code (chat_rate_limited, room_chat_busy, "
+                                          "report_limited, …)", labels=["code"])
+            for code, n in sorted(chat.refused.items()):
+                refused.add_metric([code], n)
+            yield refused
         moderation = getattr(s, "moderation", None)
         if moderation is not None:
             acted = CounterMetricFamily("cribbage_moderation_actions", "Moderator actions "

@@ -456,6 +456,9 @@ class RoomService:
         self.seed_factory = seed_factory or new_seed
         self.clock = clock
         self.commit_hooks: list[CommitHook] = []
+        self.banned: Callable[[str | None], bool] = lambda player: False
+        """Whether a moderator banned a player (``server.moderation``'s cache; the app sets
+        it): a banned player's seat is not taken back, not even with its seat token."""
         self.deadline_listeners: list[DeadlineListener] = []
         self.cache = RecordCache(settings.record_cache_rooms)
         self.presence: Any = None
@@ -939,6 +942,8 @@ class RoomService:
                         token_matches(token, current.token_hash) or (
                             owned_hash is not None and current.player == player
                             and token_matches(player_token, current.token_hash))):
+                    if current.player and self.banned(current.player):
+                        raise RoomError("banned", "a moderator banned this seat's player")
                     if not current.standin:
                         return NoChange((seat, True))
                     # The owner is back: the computer's stand-in ends.

@@ -372,9 +372,9 @@ class Settings(BaseSettings):
         "more get report_limited"
     )
     admin_token: str | None = Field(
-        None, min_length=16, description="the moderators' token: the admin API "
+        None, description="the moderators' token: the admin API "
         "(/api/admin/...) takes Authorization: Bearer <admin_token>; unset, the API is off "
-        "(404 admin_off). At least 16 characters"
+        "(404 admin_off; empty is unset). At least 16 characters, no spaces"
     )
     moderation_refresh_seconds: float = Field(
         5.0, gt=0, le=300, description="how often each process reads the silences and "
@@ -475,6 +475,18 @@ class Settings(BaseSettings):
         10, ge=1, le=100, description="passkeys one player may hold; one more is refused "
         "(409 too_many_passkeys)"
     )
+
+    @field_validator("admin_token", mode="before")
+    @classmethod
+    def _check_admin_token(cls, value: Any) -> Any:
+        """Empty (``CRIBBAGE_ADMIN_TOKEN=``, as the compose files pass it when unset) is
+        unset; else at least 16 characters and no whitespace (it is sent in a header)."""
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        if not isinstance(value, str) or len(value) < 16 or any(c.isspace() for c in value):
+            raise ValueError("admin_token: at least 16 characters, no spaces (e.g. "
+                             "openssl rand -hex 24)")
+        return value
 
     @field_validator("forwarded_allow_ips")
     @classmethod

@@ -12,6 +12,9 @@ from .service import ChatError
 
 
 def _refused(session: Any, exc: ChatError, kind: str) -> None:
+    chat = getattr(session, "chat", None)
+    if chat is not None:
+        chat.refused[exc.code] += 1
     session.error(exc.code, exc.message, kind, exc.retry_after)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,8 @@ class ChatService:
         """Messages said through this process since start (``/metrics``)."""
         self.reported = 0
         """Reports filed through this process since start."""
+        self.refused: Counter[str] = Counter()
+        """Chat requests refused through this process, by code (``/metrics``)."""
         self._clock = clock
         self._sessions: dict[str, set[Any]] = {}
         """Player id -> this process's sessions of that player (a mute reaches them all)."""
@@ -143,13 +146,15 @@ class ChatService:
             ChatError: ``not_joined``, ``chat_needs_player``, ``bad_chat`` (neither or both
                 of preset and text), ``chat_off``, ``chat_presets_only``,
                 ``chat_too_long``, ``chat_silenced``, ``chat_rate_limited``,
-                ``room_chat_busy``.
+                ``room_chat_busy``, ``room_closed``.
             StoreUnavailable, OutcomeUnknown: the room store failed.
         """
         _, record, settings = self._at_table(session)
         if session.player is None:
             raise ChatError("chat_needs_player", "only players may chat: say hello with a "
                             "player (POST /api/players makes one)")
+        if record.closed:
+            raise ChatError("room_closed", "a moderator closed this room")
         if (preset is None) == (text is None):
             raise ChatError("bad_chat", "send exactly one of preset and text")
         mode = settings.get("chat", "free")
@@ -264,6 +269,9 @@ class ChatService:
                             "again") from None
         for s in self._sessions.get(me, ()):
             s.not_heard.add(author)
+        if block:  # both ways at once: the blocked player's connections here stop hearing me
+            for s in self._sessions.get(author, ()):
+                s.not_heard.add(me)
         return {"player": author, "name": entry.get("name"), "muted": True, "blocked": block}
 
     async def unmute(self, session: Any, player: str) -> dict[str, Any]:

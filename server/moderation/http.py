@@ -57,9 +57,12 @@ def _moderation(request: Request) -> Any:
 
 
 def _moderator(request: Request) -> str:
-    name = request.headers.get("x-moderator", "").strip()
-    if not name or len(name) > 64 or not name.isprintable():
+    raw = request.headers.get("x-moderator")
+    if raw is None:
         return "admin"
+    name = raw.strip()
+    if not name or len(name) > 64 or not name.isprintable():
+        raise ApiError(400, "bad_request", "X-Moderator is 1-64 printable characters")
     return name
 
 
@@ -131,6 +134,9 @@ async def room_talk(request: Request) -> Response:
     """``GET /api/admin/rooms/{room}/chat``."""
     moderation = _moderation(request)
     room = request.path_params["room"]
+    record, _ = await moderation.chat.store.load(room)
+    if record is None:
+        raise ApiError(404, "room_not_found", "no such room (or it expired)")
     messages = await moderation.chat.recent(room)
     return JSONResponse({"room": room, "messages": messages})
 
@@ -216,7 +222,7 @@ async def audit_log(request: Request) -> Response:
     moderation = _moderation(request)
     limit = _int(request, "limit", 100, 1, 500)
     before = request.query_params.get("before")
-    if before is not None and not before.isdigit():
+    if before is not None and not (before.isdigit() and int(before) <= 2**53):
         raise ApiError(400, "bad_request", "before is an entry's id")
     entries = await _sql(moderation.store.audit(limit, int(before) if before else None))
     return JSONResponse({"entries": entries})

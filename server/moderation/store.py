@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 
 from ..database import Database
-from ..database.schema import chat_reports, moderation_log, sanctions
+from ..database.schema import chat_reports, moderation_log, players, sanctions
 
 KINDS = ("silence", "ban_player", "ban_address")
 """What a sanction does: silence a player's chat everywhere, keep a player out, keep an
@@ -86,20 +86,35 @@ def seconds_of(text: str | None) -> float | None:
     return _ts(datetime.fromisoformat(text))
 
 
+WIDEST_PREFIX = {4: 16, 6: 32}
+"""The widest network a ban may name: an IPv4 /16, an IPv6 /32 (a typo must not ban a
+continent, nor 0.0.0.0/0 the whole site)."""
+
+
 def normal_address(text: str) -> str:
     """An address or a network as a ban keeps it: ``203.0.113.7``, ``203.0.113.0/24``,
-    ``2001:db8::/48`` (host bits cleared).
+    ``2001:db8::/48``; an IPv4-mapped IPv6 address as its IPv4 address (as the limits count
+    it).
 
     Raises:
-        ModerationError: 400 ``bad_sanction`` when it is neither.
+        ModerationError: 400 ``bad_sanction`` when it is neither, when a network has host
+            bits set (``203.0.113.7/8``: a typo?), or is wider than :data:`WIDEST_PREFIX`.
     """
     try:
         if "/" in text:
-            return str(ipaddress.ip_network(text, strict=False))
-        return str(ipaddress.ip_address(text))
-    except ValueError:
+            net = ipaddress.ip_network(text, strict=True)
+        else:
+            ip = ipaddress.ip_address(text)
+            if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+                ip = ip.ipv4_mapped
+            return str(ip)
+    except ValueError as exc:
         raise ModerationError(400, "bad_sanction", f"{text!r} is not an IP address or a "
-                              "network (CIDR)") from None
+                              f"network (CIDR) with its host bits clear: {exc}") from None
+    if net.prefixlen < WIDEST_PREFIX[net.version]:
+        raise ModerationError(400, "bad_sanction", f"{text!r} is wider than a ban may be "
+                              f"(at most a /{WIDEST_PREFIX[net.version]})")
+    return str(net)
 
 
 class ModerationStore:
@@ -242,13 +257,20 @@ class ModerationStore:
             ``{"id", "kind", "target", "at", "until", "reason", "moderator", "lifted_at"}``.
 
         Raises:
-            ModerationError: 400 ``bad_sanction`` (an unknown kind, a bad address).
+            ModerationError: 400 ``bad_sanction`` (an unknown kind, a bad address), 404
+                ``player_not_found`` (a silence or a player's ban of no such player).
         """
         if kind not in KINDS:
             raise ModerationError(400, "bad_sanction", f"kind is one of {', '.join(KINDS)}")
+        await self._ready()
         if kind == "ban_address":
             target = normal_address(target)
-        await self._ready()
+        else:
+            async with self.db.connect() as conn:
+                row = (await conn.execute(select(players.c.deleted_at).where(
+                    players.c.id == target))).first()
+            if row is None or row[0] is not None:
+                raise ModerationError(404, "player_not_found", "no such player")
         now = self._now()
         until = None if seconds is None else datetime.fromtimestamp(
             now.timestamp() + float(seconds), UTC)

@@ -94,7 +94,8 @@ async def player_from_request(request: HTTPConnection) -> Player:
 
     Raises:
         ApiError: 401 ``bad_player`` (no header, not that format, no such player, a
-            deleted one, or a wrong secret), 503 ``database_unavailable``.
+            deleted one, or a wrong secret), 401 ``banned`` (a moderator banned the
+            player), 503 ``database_unavailable``.
     """
     credential = parse_credential(request.headers.get("authorization"))
     if credential is None:
@@ -107,6 +108,9 @@ async def player_from_request(request: HTTPConnection) -> Player:
         raise database_unavailable() from exc
     if player is None:
         raise bad_player()
+    moderation = getattr(request.state.services, "moderation", None)
+    if moderation is not None and moderation.sanctions.player_banned(player.id):
+        raise ApiError(401, "banned", "a moderator banned this player")
     return player
 
 

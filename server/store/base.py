@@ -716,7 +716,9 @@ class RoomStore(ABC):
 
         Returns:
             The message's id; None when the room said ``per_second`` messages within this
-            Unix second already (0: no limit) and nothing was kept.
+            Unix second already (0: no limit) and nothing was kept. The players' talk and
+            the spectators' own (``entry["audience"] == "spectators"``, during a game) are
+            counted apart: spectators never use up the players' budget.
 
         Raises:
             RoomGone: no such room (expired or never made).

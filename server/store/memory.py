@@ -63,7 +63,7 @@ class _Room:
         self.chat: list[dict[str, Any]] = []
         self.chat_seq = 0
         self.chat_hidden: set[int] = set()
-        self.chat_rate = (0, 0)
+        self.chat_rate: dict[str, tuple[int, int]] = {}
         """(Unix second, messages said in it)."""
 
     def totals(self) -> PresenceCounts:
@@ -475,9 +475,10 @@ class MemoryStore(RoomStore):
             raise RoomGone(f"room {room_id} does not exist")
         if per_second > 0:
             second = int(self._clock())
-            at, n = room.chat_rate
+            lane = str(entry.get("audience", "table"))
+            at, n = room.chat_rate.get(lane, (0, 0))
             n = n + 1 if at == second else 1
-            room.chat_rate = (second, n)
+            room.chat_rate[lane] = (second, n)
             if n > per_second:
                 return None
         room.chat_seq += 1

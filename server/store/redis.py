@@ -574,11 +574,13 @@ class RedisStore(RoomStore):
     async def chat_post(self, room_id: str, entry: dict[str, Any], keep: int,
                         per_second: int = 0) -> int | None:
         """See :meth:`RoomStore.chat_post` (one script call, ``chat_post.lua``; the room's
-        ``chat`` list, ``chat_seq`` and this second's ``chat_rate:<s>`` keys)."""
+        ``chat`` list, ``chat_seq`` and this second's ``chat_rate:<s>`` key, or
+        ``chat_rate_spectators:<s>`` for the spectators' own talk)."""
         text = jsontext.dumps(entry)
         second = int(time.time())
+        lane = "chat_rate" if entry.get("audience") != "spectators" else "chat_rate_spectators"
         keys = [self.key(room_id, "state"), self.key(room_id, "chat"),
-                self.key(room_id, "chat_seq"), self.key(room_id, f"chat_rate:{second}")]
+                self.key(room_id, "chat_seq"), self.key(room_id, f"{lane}:{second}")]
         got = int(await self._write(self._chat_post, keys, [
             "," + text[1:] if text != "{}" else "}", int(keep), self.ttl,
             self.channel(room_id), room_id, int(per_second)]))

@@ -252,6 +252,32 @@ async def test_the_room_rate_holds(tmp_path) -> None:
         server.stop()
 
 
+async def test_spectators_cannot_use_up_the_players_talk(servers) -> None:
+    """During a game the spectators' own talk has a budget of its own: a crowd of
+    spectators at the room's rate leaves the players theirs (nothing a spectator does
+    reaches a player, not even a refusal)."""
+    a = servers[0]
+    people = [await new_player(a, f"P{i}") for i in range(10)]
+    players = [await Client.connect(a.ws, player=p) for p in people[:2]]
+    crowd = [await Client.connect(servers[-1].ws, player=p) for p in people[2:]]
+    try:
+        room = (await players[0].create_room({"players": 2}))["room"]
+        await players[0].join(room, 0)
+        await players[1].join(room, 1)  # the game is on
+        for c in crowd:
+            await c.join(room, None)
+        answers = await asyncio.gather(*(
+            c.say(preset="wow") for c in crowd for _ in range(5)), return_exceptions=True)
+        busy = [x for x in answers if isinstance(x, ClientError)]  # 40 in a second or two
+        assert {x.code for x in busy} == {"room_chat_busy"}
+        said = await players[0].say(preset="good_luck")  # the same second: still taken
+        assert said["audience"] == "table"
+        await players[1].wait_until(lambda c: said["id"] in [m["id"] for m in c.chat])
+    finally:
+        for c in players + crowd:
+            await c.close()
+
+
 async def test_a_game_with_talk_hides_nothing_and_is_archived_with_it(servers) -> None:
     """A whole game between two players with a spectator talking all along: no frame of
     any reader shows a card it may not see, no player ever gets a spectators' message,

@@ -201,6 +201,7 @@ async def test_a_moderator_acts_on_a_report(servers) -> None:
         hand = p0.view.get("hand") or []
         answer = await p0.act({"type": "discard", "cards": hand[:2]}, retry=False)
         assert answer["type"] == "reject" and answer["code"] == "room_closed"
+        await say_refused(p0, "room_closed")  # a closed room carries no more talk
         with pytest.raises(ClientError) as err:
             await late.join(room, 1)
         assert err.value.code == "room_closed"
@@ -209,7 +210,16 @@ async def test_a_moderator_acts_on_a_report(servers) -> None:
         gone = await http.post("/api/admin/rooms/nosuchroom1/close", headers=ADMIN)
         assert gone.status_code == 404 and gone.json()["error"]["code"] == "room_not_found"
 
-        # Ban Bo: his connection on the other process is closed; a new hello refused.
+        # Ban Bo: his connection on the other process is closed; a new hello refused, his
+        # seat not taken back as a guest with its seat token, his credential refused.
+        for bad_target in ("nosuchplayerxxxx", "203.0.113.7"):
+            refused = await http.post("/api/admin/sanctions", headers=ADMIN, json={
+                "kind": "ban_player", "target": bad_target})
+            assert refused.status_code == 404, refused.text
+        other = (await p0.create_room({"players": 2}))["room"]
+        await p0.join(other, 0)
+        await p1.join(other, 1)
+        seat_token = p1.seat_token
         ban = (await http.post("/api/admin/sanctions", headers=ADMIN, json={
             "kind": "ban_player", "target": bo["id"], "reason": "repeat"})).json()
         assert ban["until"] is None
@@ -219,12 +229,25 @@ async def test_a_moderator_acts_on_a_report(servers) -> None:
         with pytest.raises(ClientError) as err:
             await Client.connect(a.ws, player=bo)
         assert err.value.code == "banned"
+        guest = await Client.connect(b.ws, name="Bo again")
+        clients.append(guest)
+        with pytest.raises(ClientError) as err:
+            await guest.join(other, 1, token=seat_token)
+        assert err.value.code == "banned"
+        me = await http.get("/api/players/me", headers={
+            "Authorization": f"Player {bo['id']}.{bo['secret']}"})
+        assert me.status_code == 401 and me.json()["error"]["code"] == "banned"
         await http.delete(f"/api/admin/sanctions/{ban['id']}", headers=ADMIN)
 
         # Ban the address every test client comes from, then lift it.
+        for bad_target in ("0.0.0.0/0", "127.0.0.1/8", "10.0.0.0/8", "not-an-address"):
+            refused = await http.post("/api/admin/sanctions", headers=ADMIN, json={
+                "kind": "ban_address", "target": bad_target})
+            assert refused.status_code == 400, (bad_target, refused.text)
+            assert refused.json()["error"]["code"] == "bad_sanction"
         addr = (await http.post("/api/admin/sanctions", headers=ADMIN, json={
-            "kind": "ban_address", "target": "127.0.0.0/8", "seconds": 600})).json()
-        assert addr["target"] == "127.0.0.0/8"
+            "kind": "ban_address", "target": "::ffff:127.0.0.1", "seconds": 600})).json()
+        assert addr["target"] == "127.0.0.1"  # as the limits count a mapped address
         await asyncio.wait_for(p0.closed.wait(), 5)
 
         async def refused_everywhere() -> bool:

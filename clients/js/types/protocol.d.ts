@@ -494,7 +494,7 @@ export interface ChatReport {
   message: number;
   reason?: "abuse" | "spam" | "cheating" | "other";
   /**
-   * a few words for the moderator (plain text)
+   * a few words for the moderator (plain text, one line, the hygiene of names)
    */
   note?: string | null;
 }
