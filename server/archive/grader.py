@@ -35,31 +35,18 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-import engine
 from protocol import jsontext
 
 from ..database import Database
 from ..database.schema import game_gradings, game_seat_grades, game_seats, games
 from . import grading
+from .grading import grade_archived
 from .reader import ArchivedGame, ArchiveReader
 
 log = logging.getLogger(__name__)
 
 SWEEP_BATCH = 50
 """Games :meth:`Grader.sweep` grades at most, newest first."""
-
-
-def grade_archived(
-    options: dict[str, Any], entries: list[dict[str, Any]], seeds: list[str | None],
-    kinds: list[str],
-) -> dict[str, Any]:
-    """:func:`grading.grade_game`, or ``{"error": why}`` when the game cannot be graded
-    (run in the pool's worker: it returns plain data, never raises for a bad log)."""
-    try:
-        return grading.grade_game(options, entries, seeds, kinds)
-    except (ValueError, KeyError, TypeError, engine.RulesError) as exc:
-        return {"grader": grading.GRADER_LEVEL, "error": f"{type(exc).__name__}: {exc}",
-                "moves": [], "seats": []}
 
 
 def body(row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:

@@ -249,3 +249,18 @@ def summarize(
             "computer_moves": len(mine) - len(counted),
         })
     return out
+
+
+def grade_archived(
+    options: dict[str, Any], entries: list[dict[str, Any]], seeds: list[str | None],
+    kinds: list[str],
+) -> dict[str, Any]:
+    """:func:`grade_game`, or ``{"grader", "error": why, "moves": [], "seats": []}`` when the
+    game cannot be graded: what the grader's process pool runs (plain data in and out,
+    never raising for a log that does not replay; this module imports only the engine, so
+    the worker starts quickly)."""
+    try:
+        return grade_game(options, entries, seeds, kinds)
+    except (ValueError, KeyError, TypeError, engine.RulesError) as exc:
+        return {"grader": GRADER_LEVEL, "error": f"{type(exc).__name__}: {exc}",
+                "moves": [], "seats": []}

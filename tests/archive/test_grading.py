@@ -16,7 +16,6 @@ import engine
 from engine import rng
 from engine.computer import decide
 from server.archive import grading
-from server.archive.grader import grade_archived
 
 
 def seeds_for(name: str, n: int = 40) -> list[str]:
@@ -98,7 +97,7 @@ def test_a_bad_discard_costs_points_and_the_better_one_is_named() -> None:
     assert seat0["cost"] >= sum(m["cost"] for m in mine) - 1e-6
     assert seat0["exact"] < seat0["decisions"]
     # deterministic: the same game, the same grading (also through the pool's entry point)
-    again = grade_archived(options.to_dict(), entries, seeds, ["human", "human"])
+    again = grading.grade_archived(options.to_dict(), entries, seeds, ["human", "human"])
     assert again == graded
 
 
@@ -145,10 +144,10 @@ def test_the_accuracy_mapping() -> None:
 
 
 def test_a_game_that_does_not_replay_is_not_graded() -> None:
-    out = grade_archived({"players": 2}, [{"v": 1, "events": []}], [], ["human", "human"])
+    out = grading.grade_archived({"players": 2}, [{"v": 1, "events": []}], [], ["human", "human"])
     assert out["error"] and out["seats"] == [] and out["moves"] == []
     options = engine.GameOptions(players=2, target=61)
     seeds = seeds_for("noseed")
     entries = play(options, seeds, standard)
-    out = grade_archived(options.to_dict(), entries, [None, *seeds[1:]], ["human", "human"])
+    out = grading.grade_archived(options.to_dict(), entries, [None, *seeds[1:]], ["human", "human"])
     assert "seed" in out["error"]

@@ -4,7 +4,8 @@ A player plays a whole game (random legal choices) against an ``easy`` computer;
 game is archived, ``GET /api/games/{id}`` carries its grading (graded once, off the event
 loop, in the grader's process pool) with the player's accuracy and the moves that cost
 points, and the player's profile the average accuracy. A grading lost (its rows deleted:
-the process died before it wrote them) is graded again, the same, on the next read.
+the process died before it wrote them) is graded again, the same, on the next read — or
+by the sweep a process runs after its start.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sqlalchemy import delete
 
 from protocol.client import Client
 from protocol.http import ArchivedGameBody, PlayerProfile
+from server.archive.grader import Grader
 from server.database import Database
 from server.database.schema import game_gradings, game_seat_grades
 from server.settings import Settings
@@ -81,6 +83,19 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -
             assert again == grading
             assert (await http.get(f"/api/players/{anna['id']}")).json()["accuracy"] == \
                 profile["accuracy"]
+
+            # Lost again: the sweep (once after a start) grades what has no grading.
+            async with db.begin() as conn:
+                await conn.execute(delete(game_seat_grades))
+                await conn.execute(delete(game_gradings))
+            db.migrated = True
+            grader = Grader(db)
+            try:
+                assert await grader.sweep() == 1
+                assert await grader.sweep() == 0
+                assert await grader.stored(game_id) == grading
+            finally:
+                await grader.stop()
     finally:
         if player is not None:
             await player.close()
