@@ -611,6 +611,11 @@ async def archived_game(request: Request) -> Response:
     return JSONResponse(out)
 
 
+GRADING_WAIT_SECONDS = 10.0
+"""How long ``GET /api/games/{id}`` waits for a grading being made (past it, the answer has
+``grading: null`` and the grading is stored for the next read)."""
+
+
 async def _grading(request: Request, found: Any) -> dict[str, Any] | None:
     """The game's grading (``server.archive.grader``): stored, or graded now on this first
     read; None when it cannot be had now (the database or the pool failed: a later read
@@ -619,7 +624,7 @@ async def _grading(request: Request, found: Any) -> dict[str, Any] | None:
     if grader is None:
         return None
     try:
-        return await grader.grading(found)
+        return await grader.grading(found, wait=GRADING_WAIT_SECONDS)
     except Exception as exc:  # noqa: BLE001 (the game is shown without it)
         log.warning("grading of game %s not read: %s", found.game["id"], exc)
         return None

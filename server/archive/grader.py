@@ -115,8 +115,7 @@ class Grader:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 (a read or a sweep tries again)
-            self.failures += 1
-            log.warning("grading of game %s failed: %s", game_id, exc)
+            log.debug("grading of game %s failed: %s", game_id, exc)
 
     async def stored(self, game_id: str) -> dict[str, Any] | None:
         """The stored grading of a game (``GameGrading``), or None when it has none.
@@ -148,10 +147,17 @@ class Grader:
             return None
         return await self.grading(archived, known_missing=True)
 
-    async def grading(self, archived: ArchivedGame, *, known_missing: bool = False
-                      ) -> dict[str, Any] | None:
+    async def grading(self, archived: ArchivedGame, *, known_missing: bool = False,
+                      wait: float | None = None) -> dict[str, Any] | None:
         """The grading of an archived game read with its log: the stored one, or graded in
-        the pool and stored now (one grading per game at a time in this process).
+        the pool and stored now (one grading per game at a time in this process, in a task
+        of the grader's own: a reader that goes away does not stop it).
+
+        Args:
+            archived: the game, read with its log.
+            known_missing: the caller found no stored grading just now.
+            wait: at most this many seconds for a grading still to be made (None: until it
+                is); past it, None (the grading goes on and is stored).
 
         Raises:
             sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
@@ -163,21 +169,23 @@ class Grader:
             if found is not None:
                 return found
         running = self._running.get(game_id)
-        if running is not None:
-            return await asyncio.shield(running)
-        future: asyncio.Future[dict[str, Any] | None] = (
-            asyncio.get_running_loop().create_future())
-        self._running[game_id] = future
+        if running is None:
+            running = asyncio.create_task(self._grade(archived))
+            self._running[game_id] = running
+            self._tasks.add(running)
+            running.add_done_callback(lambda t, g=game_id: self._done(g, t))
         try:
-            result = await self._grade(archived)
-            future.set_result(result)
-            return result
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # (retrieved: nobody else may be waiting)
-            raise
-        finally:
-            self._running.pop(game_id, None)
+            return await asyncio.wait_for(asyncio.shield(running), wait)
+        except TimeoutError:
+            return None
+
+    def _done(self, game_id: str, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if self._running.get(game_id) is task:
+            del self._running[game_id]
+        if not task.cancelled() and task.exception() is not None:
+            self.failures += 1
+            log.warning("grading of game %s failed: %s", game_id, task.exception())
 
     async def _grade(self, archived: ArchivedGame) -> dict[str, Any] | None:
         game = archived.game
@@ -189,7 +197,6 @@ class Grader:
                 self._executor(), grade_archived, game["options"], archived.log or [],
                 seeds, kinds)
         except BrokenProcessPool:
-            self.failures += 1
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = None
