@@ -2,9 +2,10 @@
 
 :func:`server.archive.grading.grade_game` is pure CPU (a game of 121 takes some tens of
 milliseconds with the ``standard`` ranking, more with a stronger one): it runs in a process
-pool of one worker (created at first use, shut down at :meth:`Grader.stop`), never on the
-event loop, and its result is written to ``game_gradings`` and ``game_seat_grades`` in one
-insert-or-nothing transaction, so grading a game twice changes nothing.
+pool of one worker (created at first use, a ``spawn`` process, shut down at
+:meth:`Grader.stop`), never on the event loop, and its result is written to
+``game_gradings`` and ``game_seat_grades`` in one insert-or-nothing transaction, so grading
+a game twice changes nothing.
 
 When a game is graded:
 
@@ -84,6 +85,11 @@ class Grader:
         """Gradings that failed (the pool or the database); tried again later."""
 
     def _executor(self) -> ProcessPoolExecutor:
+        """The pool, made at first use. Its worker is a fresh interpreter (``spawn``: never
+        a fork of this threaded process) that imports the engine and the grading module;
+        like every ``spawn`` child it imports the program's main module again, so a script
+        that embeds the app needs the usual ``if __name__ == "__main__":`` guard (the
+        server's own entry points have it; ``python -m ...`` is not re-run at all)."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"))

@@ -8,22 +8,24 @@ import { formatNumber, t } from "./i18n.js";
 
 const num = (n, digits) => (n === null || n === undefined ? "—" : formatNumber(n, digits));
 
-/** One costly move as a sentence: "Deal 3: Anna laid away 5♥ 5♦ to the crib; better 9♣ K♦:
- * cost 2.3 points." `name(seat)` names a seat. */
-export function moveLine(move, name) {
+/** One costly move as a sentence: "Deal 3: Anna laid 5♥ 5♦ away to the crib; better 9♣ K♦:
+ * cost 2.3 points." `name(seat)` names a seat; `human(seat)`: whether a person held it (the
+ * computer's moves for a person's seat are marked so). */
+export function moveLine(move, name, human = () => true) {
   const params = {
     deal: move.deal, who: name(move.seat), chosen: cardsShort(move.chosen),
-    best: cardsShort(move.best), cost: formatNumber(move.cost, 1),
+    // a cost under 0.1 keeps two decimals (never "0.0 points")
+    best: cardsShort(move.best), cost: formatNumber(move.cost, move.cost < 0.1 ? 2 : 1),
   };
   const text = t(move.kind === "discard" ? "grading.move_discard" : "grading.move_play", params);
-  return move.by === "computer" ? `${text} ${t("grading.by_computer")}` : text;
+  return move.by === "computer" && human(move.seat) ? `${text} ${t("grading.by_computer")}` : text;
 }
 
 /**
  * The grading panel of an archived game: `grading` is the body's `grading` (or null: not
- * graded yet), `name(seat)` names a seat.
+ * graded yet), `name(seat)` names a seat, `human(seat)` tells a person's seat.
  */
-export function gradingPanel(grading, name) {
+export function gradingPanel(grading, name, human = () => true) {
   const head = h("h2", { id: "grading-h" }, t("grading.title"));
   if (!grading) {
     return h("section", { class: "panel grading", id: "grading", "aria-labelledby": "grading-h", "data-state": "pending" },
@@ -50,7 +52,7 @@ export function gradingPanel(grading, name) {
     h("h3", { id: "grading-moves-h" }, t("grading.costly_title")),
     costly.length
       ? h("ol", { class: "grading-moves", id: "grading-moves", "aria-labelledby": "grading-moves-h" },
-        costly.map((m) => h("li", { "data-seat": m.seat, "data-kind": m.kind, "data-cost": m.cost }, moveLine(m, name))))
+        costly.map((m) => h("li", { "data-seat": m.seat, "data-kind": m.kind, "data-cost": m.cost }, moveLine(m, name, human))))
       : h("p", { class: "muted", id: "grading-moves" }, t("grading.none_costly")));
 }
 

@@ -321,7 +321,8 @@ export function archivedReplayPage(root, gameId, { topBar, render }) {
         h("p", { class: "muted replay-archived" }, t("verify.archived", { when: formatTime(new Date(state.body.ended_at)) })),
         verdictPanel(state.verdict),
         replayPanel(state.replay, draw),
-        gradingPanel(state.body.grading ?? null, names.seat)];
+        gradingPanel(state.body.grading ?? null, names.seat,
+          (seat) => state.body.seats[seat]?.kind === "human")];
     }
     render(root, h("div", {}, topBar(),
       h("main", { class: "replay-page", id: "replay" }, h("h1", {}, t("replay.page_title")), content)));
