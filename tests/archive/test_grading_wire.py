@@ -59,6 +59,10 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -
             assert mine["seat"] == 0 and mine["decisions"] > 0
             assert 0 <= mine["accuracy"] <= 100 and mine["computer_moves"] == 0
             assert computer["decisions"] > 0  # every seat is graded
+            by = {m["seat"]: set() for m in grading["moves"]}
+            for m in grading["moves"]:
+                by[m["seat"]].add(m["by"])
+            assert by == {0: {"player"}, 1: {"computer"}}  # the log's auto- ids
             costly = [m for m in grading["moves"] if m["seat"] == 0 and m["cost"] > 0]
             assert costly, "random choices all as good as the computer's"
             assert all(m["best"] != m["chosen"] and m["by"] == "player" for m in costly)
