@@ -611,7 +611,7 @@ async def archived_game(request: Request) -> Response:
     return JSONResponse(out)
 
 
-GRADING_WAIT_SECONDS = 10.0
+GRADING_WAIT_SECONDS = 3.0
 """How long ``GET /api/games/{id}`` waits for a grading being made (past it, the answer has
 ``grading: null`` and the grading is stored for the next read)."""
 

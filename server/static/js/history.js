@@ -345,6 +345,20 @@ export function archivedReplayPage(root, gameId, { topBar, render }) {
       state.verdict = { error: true };
     }
     draw();
+    // Not graded yet (the server grades a game once, off the table's path): ask again a
+    // few times, a few seconds apart.
+    for (let tries = 0; tries < 4 && !state.body.grading; tries += 1) {
+      await new Promise((resolve) => { setTimeout(resolve, 3000); });
+      try {
+        const again = await getJson(`/api/games/${encodeURIComponent(gameId)}`);
+        if (again.grading) {
+          state.body.grading = again.grading;
+          draw();
+        }
+      } catch {
+        // shown as not ready; the next visit has it
+      }
+    }
   })();
   return draw;
 }
