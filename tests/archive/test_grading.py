@@ -151,3 +151,42 @@ def test_a_game_that_does_not_replay_is_not_graded() -> None:
     entries = play(options, seeds, standard)
     out = grading.grade_archived(options.to_dict(), entries, [None, *seeds[1:]], ["human", "human"])
     assert "seed" in out["error"]
+
+
+def _first_discard(options: engine.GameOptions, name: str) -> tuple[dict, list[dict]]:
+    seeds = seeds_for(name)
+    decks = [rng.shuffled_pack(bytes.fromhex(s)) for s in seeds]
+    state, _ = engine.new_game(options, "test", first_dealer=0, decks=decks)
+    return engine.view(state, 1), engine.legal_actions(state, 1)
+
+
+def test_lowball_grades_in_the_rankings_own_order() -> None:
+    """In Lowball (docs/rules.md §7) the fewest points are best: the discard the ranking
+    puts last (the most expected points) costs what it gives over the first."""
+    view, legal = _first_discard(engine.GameOptions(players=2, target=61, lowball=True), "lo")
+    rows = grading.ranker(view, legal)
+    assert rows[0]["value"] < rows[-1]["value"]
+    last = next(a for a in legal if sorted(a["cards"]) == sorted(rows[-1]["cards"]))
+    graded = grading.grade_decision(view, legal, last)
+    assert graded["cost"] == pytest.approx(min(grading.COST_CAP,
+                                               rows[-1]["value"] - rows[0]["value"]), abs=2e-3)
+    first = next(a for a in legal if sorted(a["cards"]) == sorted(rows[0]["cards"]))
+    assert grading.grade_decision(view, legal, first)["cost"] == 0
+
+
+def test_the_ranking_is_a_parameter() -> None:
+    """Another ranking (the expert's, later: ``GRADER_LEVEL``) grades through the same
+    function; a chance to win, when given, is kept as ``win_cost``."""
+    view, legal = _first_discard(engine.GameOptions(players=2, target=121), "param")
+    choices = [a for a in legal if a["type"] == "discard"]
+
+    def reversed_rank(view, legal):  # noqa: ANN001, ANN202
+        rows = list(reversed(grading.ranker(view, legal)))
+        return [{**r, "value": -r["value"], "win": 0.5 - i / 1000} for i, r in enumerate(rows)]
+
+    own = grading.grade_decision(view, legal, choices[0], reversed_rank)
+    top = reversed_rank(view, legal)[0]["cards"]
+    assert own["best"] == top or own["cost"] == 0
+    assert "win_cost" in own and own["win_cost"] >= 0
+    chosen = next(a for a in choices if sorted(a["cards"]) == sorted(top))
+    assert grading.grade_decision(view, legal, chosen, reversed_rank)["cost"] == 0
