@@ -169,6 +169,58 @@ class ArchivedMatch(_Model):
     games_played: int = Field(ge=1, le=7, description="Games of the match archived.")
 
 
+class GradedMove(_Model):
+    """One decision with a choice, graded against a computer level (issue 22 point 4;
+    ``server.archive.grading``)."""
+
+    deal: int = Field(ge=0, description="The deal's number in the game.")
+    seat: int = Field(ge=0, le=3)
+    by: Literal["player", "computer"] = Field(
+        description="computer: the server's computer moved for the seat (a computer seat, "
+        "a stand-in, a turn clock that ran out)")
+    kind: Literal["discard", "play"]
+    chosen: list[str] = Field(description="The cards laid away to the crib, or the card "
+                              "played.")
+    best: list[str] = Field(description="The grader's best choice (the chosen one when it "
+                            "was as good).")
+    cost: float = Field(ge=0, description="Points the choice cost against the best (0: "
+                        "within 0.01; at most 10).")
+    chosen_value: float = Field(description="The grader's value of the choice, points.")
+    best_value: float = Field(description="The grader's value of the best choice, points.")
+    choices: int = Field(ge=2, description="Distinct choices the seat had.")
+    win_cost: float | None = Field(
+        default=None, ge=0, description="The chance to win it cost, when the grader ranks "
+        "by the chance to win.")
+
+
+class SeatGrading(_Model):
+    """A seat's grading summary: the decisions its occupant made (at a human seat not the
+    computer's moves for it)."""
+
+    seat: int = Field(ge=0, le=3)
+    decisions: int = Field(ge=0, description="Decisions with a choice.")
+    exact: int = Field(ge=0, description="Of those, as good as the best (cost < 0.01).")
+    cost: float = Field(ge=0, description="Their total cost, points.")
+    cost_per_decision: float | None = Field(ge=0)
+    accuracy: float | None = Field(
+        ge=0, le=100, description="100 x the mean of 1 / (1 + cost) over the decisions "
+        "(docs/protocol.md \"Grading\"); null: none.")
+    computer_moves: int = Field(ge=0, description="Graded moves the computer made for a "
+                                "human seat (not counted).")
+
+
+class GameGrading(_Model):
+    """An archived game's decisions graded against a computer level, once (issue 22 point
+    4; ``server.archive.grader``)."""
+
+    grader: str = Field(description="The computer level graded against (standard).")
+    error: str | None = Field(description="Why the game could not be graded (then no seats "
+                              "nor moves); null: graded.")
+    seats: list[SeatGrading]
+    moves: list[GradedMove] = Field(description="Every decision with a choice, in play "
+                                    "order.")
+
+
 class ArchivedGameBody(_Model):
     """``GET /api/games/{id}``: an archived game in the web client's replay file shape
     (``format`` ``cribbage-replay``, version 1: what the table's "download replay" saves),
@@ -198,6 +250,9 @@ class ArchivedGameBody(_Model):
     chat: list[ChatMessage] = Field(
         default_factory=list, description="The table talk said during the game, oldest "
         "first, as its readers got it (what a moderator hid is left out).")
+    grading: GameGrading | None = Field(
+        default=None, description="The game's decisions graded against a computer level "
+        "(issue 22 point 4); null when it cannot be had now (a later read grades it).")
 
 
 PLAYER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
@@ -320,6 +375,18 @@ class PlayerStatistics(_Model):
     streaks: Streaks
 
 
+class PlayerAccuracy(_Model):
+    """A player's average accuracy (docs/protocol.md "Grading") over the finished games
+    they played themself (a human seat with at least one graded decision of their own)."""
+
+    games: int = Field(ge=0, description="Games graded.")
+    average: float | None = Field(ge=0, le=100, description="Mean of the games' accuracy; "
+                                  "null: none graded.")
+    decisions: int = Field(ge=0, description="Their decisions with a choice.")
+    cost_per_decision: float | None = Field(ge=0, description="Points per decision.")
+    grader: str = Field(description="The computer level graded against.")
+
+
 class PlayerProfile(_Model):
     """``GET /api/players/{id}``: a player's public profile and statistics."""
 
@@ -330,6 +397,9 @@ class PlayerProfile(_Model):
         default=None, description="the player holds a connection to the server now (issue "
         "20: \"online now\"); null when the server cannot tell")
     statistics: PlayerStatistics
+    accuracy: PlayerAccuracy | None = Field(
+        default=None, description="The average accuracy of the player's graded games "
+        "(issue 22 point 4).")
 
 
 class HistorySeat(_Model):

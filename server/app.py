@@ -54,6 +54,7 @@ from protocol.messages import ROOM_ID_PATTERN, CreateRoom
 from protocol.openapi import document as openapi_document
 
 from . import frames
+from .archive.grader import Grader
 from .archive.reader import ArchiveReader
 from .archive.replay import replay_body
 from .archive.worker import Archiver
@@ -136,6 +137,8 @@ class Services:
     database: Database | None = None
     archiver: Archiver | None = None
     archive: ArchiveReader | None = None
+    grader: Grader | None = None
+    """Grades archived games off the event loop (``server.archive.grader``)."""
     players: PlayerStore | None = None
     passkeys: PasskeyStore | None = None
     lobby: Lobby | None = None
@@ -249,6 +252,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     services.database = database
     services.archiver = Archiver(service, sweeper, database, settings)
     services.archive = ArchiveReader(database)
+    services.grader = Grader(database)
+    services.archiver.grader = services.grader
     services.players = PlayerStore(database)
     services.passkeys = PasskeyStore(database)
     services.lobby = Lobby(lobby_index, service, settings, database)
@@ -285,6 +290,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         gc_policy.start()
     await presence.start()
     services.archiver.start()
+    services.grader.start_sweep()
     sweeper.start()
     services.upkeep.start()
     services.metrics.start()
@@ -306,6 +312,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await sweeper.stop()
         await services.archiver.stop()
         await services.computers.close()
+        await services.grader.stop()
         await services.lobby.close()
         await database.close()
         await presence.close()
@@ -602,7 +609,28 @@ async def archived_game(request: Request) -> Response:
         return _error(503, "database_unavailable", "the database cannot be reached; try again")
     if found is None:
         return _error(404, "game_not_found", "no such game")
-    return JSONResponse(replay_body(found))
+    out = replay_body(found)
+    out["grading"] = await _grading(request, found)
+    return JSONResponse(out)
+
+
+GRADING_WAIT_SECONDS = 3.0
+"""How long ``GET /api/games/{id}`` waits for a grading being made (past it, the answer has
+``grading: null`` and the grading is stored for the next read)."""
+
+
+async def _grading(request: Request, found: Any) -> dict[str, Any] | None:
+    """The game's grading (``server.archive.grader``): stored, or graded now on this first
+    read; None when it cannot be had now (the database or the pool failed: a later read
+    tries again)."""
+    grader = _services(request).grader
+    if grader is None:
+        return None
+    try:
+        return await grader.grading(found, wait=GRADING_WAIT_SECONDS)
+    except Exception as exc:  # noqa: BLE001 (the game is shown without it)
+        log.warning("grading of game %s not read: %s", found.game["id"], exc)
+        return None
 
 
 async def healthz(request: Request) -> Response:

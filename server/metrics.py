@@ -240,6 +240,14 @@ class _Collector(Collector):
                                       value=archiver.abandoned)
             yield GaugeMetricFamily("cribbage_database_migrated", "1 once the database "
                                     "schema is up to date", value=int(archiver.db.migrated))
+        grader = getattr(s, "grader", None)
+        if grader is not None:
+            yield CounterMetricFamily("cribbage_games_graded", "Archived games this process "
+                                      "graded (issue 22 point 4, off the event loop)",
+                                      value=grader.graded)
+            yield CounterMetricFamily("cribbage_grading_failures", "Gradings that failed "
+                                      "(the pool or the database; a later read grades the "
+                                      "game)", value=grader.failures)
         chat = getattr(s, "chat", None)
         if chat is not None:
             yield CounterMetricFamily("cribbage_chat_messages", "Chat messages said through "

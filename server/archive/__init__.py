@@ -10,6 +10,8 @@
   its archive is pending, and the figures /metrics shows;
 * ``reader``: a game by id with its log, a player's games a page at a time; ``replay``: an
   archived game as the web client's replay file.
+* ``grading``: a game's discards and plays graded against a computer level (pure);
+  ``grader``: graded once per game in a one-worker process pool, kept in the database.
 
 How it fits together, and why it is exactly once: docs/architecture.md, "The archive".
 """

@@ -8,7 +8,9 @@ sweep itself, at most ``archive_concurrency`` at once per process:
 2. write the game in one idempotent SQL transaction (``server.archive.writer``), at most
    ``archive_timeout_seconds``;
 3. complete the claim and drop the outbox entry in one atomic store step
-   (``RoomStore.finish_outbox``).
+   (``RoomStore.finish_outbox``);
+4. hand a game written now to the grader (``server.archive.grader``: graded in a process
+   pool, off the event loop; the claim does not wait for it).
 
 If the database fails, the deadline is rescheduled with a back-off (0.5 s doubling up to
 ``archive_retry_max_seconds``) and the room is held (``RoomStore.hold``) so that it does not
@@ -79,6 +81,9 @@ class Archiver:
         """Games this process abandoned."""
         self.last_lag = 0.0
         """Seconds from the end of the last game this process archived to its archive."""
+        self.grader: Any = None
+        """The :class:`server.archive.grader.Grader` told of every game written here (None:
+        games are graded when first read)."""
         self._pending: dict[str, tuple[float, float]] = {}
         """Deadline member -> (the Unix time its game ended, when this process last tried
         it), from its first try here until it is archived (or tried elsewhere for long)."""
@@ -181,6 +186,8 @@ class Archiver:
                     return
                 if written:
                     self.written += 1
+                    if self.grader is not None:
+                        self.grader.schedule(rows["game"]["id"])
                 else:
                     self.duplicates += 1
                 self.last_lag = max(0.0, self.service.clock() - float(payload.get("ended", 0)))

@@ -45,6 +45,10 @@ compares the two.
 * ``chat_reports``, ``sanctions``, ``moderation_log`` (issue 21 point 4; migration 0009):
   reported messages with the talk around them, moderators' silences and bans, and the
   audit log of every moderator action (``server.moderation``).
+* ``game_gradings``, ``game_seat_grades`` (issue 22 point 4; migration 0010): a finished
+  game graded against a computer level once (``server.archive.grader``): the graded moves
+  of the game as one JSON array, and each seat's summary (decisions, exact, cost, accuracy)
+  for the players' profiles; a game that cannot be graded keeps its reason.
 * ``game_logs``: the room's log of the game, every entry in order (what caused each version
   and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
 """
@@ -473,7 +477,38 @@ moderation_log = Table(
 )
 Index("ix_moderation_log_at", moderation_log.c.at)
 
+game_gradings = Table(
+    "game_gradings",
+    metadata,
+    Column("game_id", String(16), ForeignKey("games.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("grader", String(16), nullable=False, comment="the computer level graded against"),
+    Column("graded_at", DateTime(timezone=True), nullable=False),
+    Column("moves", Text, nullable=False,
+           comment="JSON array of the graded moves (server.archive.grading), in play order"),
+    Column("error", Text, nullable=True,
+           comment="why the game could not be graded (no seats rows then); null: graded"),
+    comment="an archived game graded once (issue 22 point 4; server.archive.grader); "
+    "migration 0010",
+)
+
+game_seat_grades = Table(
+    "game_seat_grades",
+    metadata,
+    Column("game_id", String(16), ForeignKey("games.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("seat", SmallInteger, primary_key=True),
+    Column("decisions", SmallInteger, nullable=False,
+           comment="decisions with a choice the seat's occupant made"),
+    Column("exact", SmallInteger, nullable=False, comment="of those, as good as the best"),
+    Column("cost", Float, nullable=False, comment="their total cost, points"),
+    Column("accuracy", Float, nullable=True, comment="0..100; null: no decision"),
+    Column("computer_moves", SmallInteger, nullable=False,
+           comment="graded moves a computer made for a human seat (not counted)"),
+    comment="each seat's grading summary (issue 22 point 4); migration 0010",
+)
+
 TABLES = (players, player_credentials, player_link_codes, games, game_seats, game_deals,
           game_logs, player_passkeys, passkey_challenges, matches, ratings, rating_history,
           rating_board_counts, player_blocks, player_mutes, game_chat,
-          chat_reports, sanctions, moderation_log)
+          chat_reports, sanctions, moderation_log, game_gradings, game_seat_grades)

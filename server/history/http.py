@@ -30,6 +30,7 @@ from starlette.routing import Route
 
 from protocol.http import PLAYER_ID_PATTERN
 
+from ..archive.grader import player_accuracy
 from ..database.schema import players
 from ..limits import charge_address_read
 from ..players.auth import ApiError, optional_player
@@ -112,6 +113,7 @@ async def profile(request: Request) -> Response:
             return refused
         assert row is not None
         stats = await player_statistics(request.state.services.database, row["id"])
+        accuracy = await player_accuracy(request.state.services.database, row["id"])
         online = await _online(request, row["id"])
     except ApiError:
         raise
@@ -119,7 +121,7 @@ async def profile(request: Request) -> Response:
         return _database_down(exc)
     return JSONResponse({"player": row["id"], "name": row["name"],
                          "private": bool(row["private"]), "online": online,
-                         "statistics": stats})
+                         "statistics": stats, "accuracy": accuracy})
 
 
 async def games_page(request: Request) -> Response:

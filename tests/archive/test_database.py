@@ -43,7 +43,7 @@ async def test_migrations_from_an_empty_database_make_the_schema(empty_url) -> N
     try:
         assert await dbs[0].revision() is None
         revisions = await asyncio.gather(*(db.migrate() for db in dbs))
-        assert revisions == [head_revision()] * 3 and head_revision() == "0009"
+        assert revisions == [head_revision()] * 3 and head_revision() == "0010"
         async with dbs[0].connect() as conn:
             assert await conn.run_sync(_differences) == []
         assert await dbs[1].migrate() == head_revision()  # nothing left to do

@@ -6,6 +6,8 @@
   "every deal verified", in English, Danish and Swedish;
 * a tampered seed (the API's answer changed on its way, by Playwright's route) is reported
   as the deal that fails;
+* the replay shows each seat's accuracy and the choices that cost points (issue 22 point
+  4), the profile the average accuracy;
 * a private profile is refused to another browser and shown to its player;
 * axe-core finds no serious violation on either page, in any of the three languages.
 """
@@ -91,6 +93,8 @@ def test_a_players_games_link_to_replays_whose_deals_verify(
         played = page.text_content("#stats-games tr[data-key=played] td")
         assert played.strip() == "2"
         assert page.locator("#stats-per-deal tr[data-key=total] td").count() == 2
+        page.wait_for_selector("#stats-accuracy tr[data-key=accuracy]")
+        assert page.text_content("#stats-accuracy tr[data-key=accuracy_games] td").strip() == "2"
         axe(page, axe_source, f"/p in {lang}")
         page.click(f"#games tr[data-game='{gid}'] a.replay-link")
         page.wait_for_url(f"**/replay/{gid}")
@@ -100,6 +104,11 @@ def test_a_players_games_link_to_replays_whose_deals_verify(
         page.wait_for_selector("#replay-next")
         page.click("#replay-last")
         assert page.locator(".replay-now").count() == 1
+        page.wait_for_selector("#grading[data-state=graded]")
+        assert page.locator("#grading-seats tbody tr").count() == 2
+        # two standard computers: every choice as good as the grader's
+        assert page.get_attribute("#grading-seats tr[data-seat='0']", "data-accuracy") == "100"
+        assert page.text_content("#grading-moves").strip() == words["grading.none_costly"]
         axe(page, axe_source, f"/replay/<game> in {lang}")
         page.goto(f"{archive_server.url}/replay/{three}")  # a 3-player deal: the crib's card
         page.wait_for_selector("#verdict[data-ok=true]")
@@ -126,6 +135,30 @@ def test_a_tampered_seed_is_reported_as_the_deal_that_fails(
         assert failing.get_attribute("data-n") == "2"
         assert failing.text_content() == CATALOGUES[lang]["verify.deal_seed"].format(n=2)
         axe(page, axe_source, f"a failed verdict in {lang}")
+
+
+def test_the_replay_names_the_choices_that_cost_points(
+        archive_server: Any, new_page: Any) -> None:
+    gid = _finished_game(archive_server, {"players": 2, "target": 61})
+    page = new_page(locale="en-GB")
+
+    def costly(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        body["grading"]["moves"].insert(0, {
+            "deal": 1, "seat": 0, "by": "player", "kind": "discard", "chosen": ["5H", "5D"],
+            "best": ["9C", "KD"], "cost": 2.34, "chosen_value": 5.0, "best_value": 7.34,
+            "choices": 15})
+        route.fulfill(response=answer, json=body)
+
+    page.route(f"**/api/games/{gid}", costly)
+    page.goto(f"{archive_server.url}/replay/{gid}")
+    page.wait_for_selector("#grading[data-state=graded]")
+    line = page.locator("#grading-moves li")
+    assert line.count() == 1 and line.get_attribute("data-cost") == "2.34"
+    assert line.text_content() == CATALOGUES["en"]["grading.move_discard"].format(
+        deal=1, who=page.text_content("#grading-seats tr[data-seat='0'] th"),
+        chosen="5♥ 5♦", best="9♣ K♦", cost="2.3")
 
 
 def test_a_private_profile_is_its_players_only(archive_server: Any, new_page: Any,

@@ -7,7 +7,8 @@ import { h } from "./dom.js";
 import { formatNumber, formatTime, t } from "./i18n.js";
 import { ratingsPanel } from "./leaderboard.js";
 import { api, loadPlayer } from "./player.js";
-import { codeText, describeOptions } from "./describe.js";
+import { codeText, describeOptions, makeNames } from "./describe.js";
+import { accuracyRows, gradingPanel } from "./grading.js";
 import { sendChallenge } from "./social.js";
 import { replayPanel } from "./replay.js";
 import { FORMAT, FORMAT_VERSION, ReplayError, checkReplay } from "./replaycheck.js";
@@ -65,7 +66,7 @@ function pairTable(id, caption, rows) {
       h("th", { scope: "row" }, label), h("td", {}, value)))));
 }
 
-function statsPanel(s) {
+function statsPanel(s, accuracy) {
   const kinds = ["2", "3", "4", "2x2"].map((k) => [t(`profile.kind_${k}`), s.by_table[k], k]);
   const variants = ["standard", "muggins", "lowball", "backup10"].map((k) => [t(`profile.variant_${k}`), s.by_variant[k], k]);
   const targets = ["61", "121"].map((k) => [t("options.to", { n: k }), s.by_target[k], k]);
@@ -102,7 +103,8 @@ function statsPanel(s) {
         [t("profile.skunks_taken"), t("profile.skunk_counts", { single: s.skunks.taken.single, double: s.skunks.taken.double }), "taken"],
         [t("profile.backup_moves"), t("profile.backup_counts", { moves: s.backup10.moves, holes: s.backup10.holes }), "backup"],
         [t("profile.muggins_taken"), num(s.muggins.taken), "muggins_taken"],
-        [t("profile.muggins_lost"), num(s.muggins.lost), "muggins_lost"]])),
+        [t("profile.muggins_lost"), num(s.muggins.lost), "muggins_lost"]]),
+      accuracy ? pairTable("stats-accuracy", t("profile.accuracy_title"), accuracyRows(accuracy)) : null),
     h("p", { class: "muted profile-compare" }, t("profile.compare")));
 }
 
@@ -224,7 +226,7 @@ export function profilePage(root, playerId, { topBar, render }) {
     if (state.loading) body = h("p", { class: "muted" }, t("common.loading"));
     else if (state.error) body = h("p", { class: "error profile-error", role: "alert", "data-code": state.error }, t(`profile.error_${state.error}`));
     else body = [socialPanel(state, playerId, draw), state.ratings ? ratingsPanel(state.ratings) : null,
-      statsPanel(state.profile.statistics), gamesPanel(state, more)];
+      statsPanel(state.profile.statistics, state.profile.accuracy), gamesPanel(state, more)];
     const title = state.profile ? (state.profile.name || t("history.no_name")) : t("profile.page_title");
     document.title = `${title} — ${t("chrome.brand")}`;
     render(root, h("div", {}, topBar(),
@@ -314,10 +316,13 @@ export function archivedReplayPage(root, gameId, { topBar, render }) {
     else {
       // the names shown follow the reader's language (a deleted player's marker)
       state.replay.data = replayFileOf(state.body);
+      const names = makeNames(state.replay.data.seats, null, null);
       content = [
         h("p", { class: "muted replay-archived" }, t("verify.archived", { when: formatTime(new Date(state.body.ended_at)) })),
         verdictPanel(state.verdict),
-        replayPanel(state.replay, draw)];
+        replayPanel(state.replay, draw),
+        gradingPanel(state.body.grading ?? null, names.seat,
+          (seat) => state.body.seats[seat]?.kind === "human")];
     }
     render(root, h("div", {}, topBar(),
       h("main", { class: "replay-page", id: "replay" }, h("h1", {}, t("replay.page_title")), content)));
@@ -340,6 +345,20 @@ export function archivedReplayPage(root, gameId, { topBar, render }) {
       state.verdict = { error: true };
     }
     draw();
+    // Not graded yet (the server grades a game once, off the table's path): ask again a
+    // few times, a few seconds apart.
+    for (let tries = 0; tries < 4 && !state.body.grading; tries += 1) {
+      await new Promise((resolve) => { setTimeout(resolve, 3000); });
+      try {
+        const again = await getJson(`/api/games/${encodeURIComponent(gameId)}`);
+        if (again.grading) {
+          state.body.grading = again.grading;
+          draw();
+        }
+      } catch {
+        // shown as not ready; the next visit has it
+      }
+    }
   })();
   return draw;
 }

@@ -1,0 +1,295 @@
+"""Grading archived games once, off the table's path, and keeping it (issue 22 point 4).
+
+:func:`server.archive.grading.grade_game` is pure CPU (a game of 121 takes some tens of
+milliseconds with the ``standard`` ranking, more with a stronger one): it runs in a process
+pool of one worker (created at first use, a ``spawn`` process, shut down at
+:meth:`Grader.stop`), never on the event loop, and its result is written to
+``game_gradings`` and ``game_seat_grades`` in one insert-or-nothing transaction, so grading
+a game twice changes nothing.
+
+When a game is graded:
+
+* right after the archiver wrote it (:meth:`Grader.schedule`, a task of this process: the
+  archive's claim does not wait for it);
+* on the first read of a game whose grading is missing (:meth:`Grader.grading`, used by
+  ``GET /api/games/{id}``): a process that died before grading loses nothing for good;
+* by :meth:`Grader.sweep` (once after start-up): the newest games archived without a
+  grading, at most ``SWEEP_BATCH``.
+
+A game that cannot be graded (its log does not replay from its seeds: e.g. a stacked pack
+in tests) is written with its ``error`` and no seat rows, and is not tried again. A
+database or pool failure writes nothing: the next read or sweep tries again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from protocol import jsontext
+
+from ..database import Database
+from ..database.schema import game_gradings, game_seat_grades, game_seats, games
+from . import grading
+from .grading import grade_archived
+from .reader import ArchivedGame, ArchiveReader
+
+log = logging.getLogger(__name__)
+
+SWEEP_BATCH = 50
+"""Games :meth:`Grader.sweep` grades at most, newest first."""
+
+
+def body(row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ``GameGrading`` (``protocol.http``) of a stored grading."""
+    return {
+        "grader": row["grader"],
+        "error": row["error"],
+        "seats": sorted(({k: s[k] for k in ("seat", "decisions", "exact", "cost",
+                                            "accuracy", "computer_moves")}
+                         | {"cost_per_decision": round(s["cost"] / s["decisions"], 3)
+                            if s["decisions"] else None}
+                         for s in seats), key=lambda s: s["seat"]),
+        "moves": jsontext.loads(row["moves"]) if row["moves"] else [],
+    }
+
+
+class Grader:
+    """Grades archived games in a one-worker process pool and keeps the result.
+
+    Args:
+        db: the database.
+        workers: the pool's processes (1).
+    """
+
+    def __init__(self, db: Database, workers: int = 1) -> None:
+        self.db = db
+        self.reader = ArchiveReader(db)
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._running: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
+        self.graded = 0
+        """Games this process graded and wrote."""
+        self.failures = 0
+        """Gradings that failed (the pool or the database); tried again later."""
+
+    def _executor(self) -> ProcessPoolExecutor:
+        """The pool, made at first use. Its worker is a fresh interpreter (``spawn``: never
+        a fork of this threaded process) that imports the engine and the grading module;
+        like every ``spawn`` child it imports the program's main module again, so a script
+        that embeds the app needs the usual ``if __name__ == "__main__":`` guard (the
+        server's own entry points have it; ``python -m ...`` is not re-run at all)."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    async def stop(self) -> None:
+        """Cancel the pending gradings and shut the pool down."""
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def schedule(self, game_id: str) -> None:
+        """Grade game ``game_id`` soon, in a task of this process (after the archive)."""
+        self._spawn(self._quietly(game_id))
+
+    async def _quietly(self, game_id: str) -> None:
+        try:
+            await self.ensure(game_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 (a read or a sweep tries again)
+            log.debug("grading of game %s failed: %s", game_id, exc)
+
+    async def stored(self, game_id: str) -> dict[str, Any] | None:
+        """The stored grading of a game (``GameGrading``), or None when it has none.
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
+        """
+        async with self.db.connect() as conn:
+            row = (await conn.execute(select(game_gradings).where(
+                game_gradings.c.game_id == game_id))).mappings().first()
+            if row is None:
+                return None
+            seats = [dict(s) for s in (await conn.execute(select(game_seat_grades).where(
+                game_seat_grades.c.game_id == game_id))).mappings()]
+        return body(dict(row), seats)
+
+    async def ensure(self, game_id: str) -> dict[str, Any] | None:
+        """The game's grading, graded and stored now if it had none; None for no such game.
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
+            concurrent.futures.process.BrokenProcessPool: the worker died.
+        """
+        found = await self.stored(game_id)
+        if found is not None:
+            return found
+        archived = await self.reader.game(game_id)
+        if archived is None:
+            return None
+        return await self.grading(archived, known_missing=True)
+
+    async def grading(self, archived: ArchivedGame, *, known_missing: bool = False,
+                      wait: float | None = None) -> dict[str, Any] | None:
+        """The grading of an archived game read with its log: the stored one, or graded in
+        the pool and stored now (one grading per game at a time in this process, in a task
+        of the grader's own: a reader that goes away does not stop it).
+
+        Args:
+            archived: the game, read with its log.
+            known_missing: the caller found no stored grading just now.
+            wait: at most this many seconds for a grading still to be made (None: until it
+                is); past it, None (the grading goes on and is stored).
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
+            concurrent.futures.process.BrokenProcessPool: the worker died.
+        """
+        game_id = archived.game["id"]
+        if not known_missing:
+            found = await self.stored(game_id)
+            if found is not None:
+                return found
+        running = self._running.get(game_id)
+        if running is None:
+            running = asyncio.create_task(self._grade(archived))
+            self._running[game_id] = running
+            self._tasks.add(running)
+            running.add_done_callback(lambda t, g=game_id: self._done(g, t))
+        try:
+            return await asyncio.wait_for(asyncio.shield(running), wait)
+        except TimeoutError:
+            return None
+
+    def _done(self, game_id: str, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if self._running.get(game_id) is task:
+            del self._running[game_id]
+        if not task.cancelled() and task.exception() is not None:
+            self.failures += 1
+            log.warning("grading of game %s failed: %s", game_id, task.exception())
+
+    async def _grade(self, archived: ArchivedGame) -> dict[str, Any] | None:
+        game = archived.game
+        kinds = [s["kind"] for s in archived.seats]
+        seeds = [d["seed"] for d in archived.deals]
+        loop = asyncio.get_running_loop()
+        try:
+            result = await loop.run_in_executor(
+                self._executor(), grade_archived, game["options"], archived.log or [],
+                seeds, kinds)
+        except BrokenProcessPool:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+            raise
+        await self._write(game["id"], result)
+        self.graded += 1
+        return await self.stored(game["id"])
+
+    async def _write(self, game_id: str, result: dict[str, Any]) -> None:
+        """Store a grading (insert-or-nothing on the game)."""
+        if not self.db.migrated:
+            await self.db.migrate()
+        insert = pg_insert if self.db.dialect == "postgresql" else sqlite_insert
+        async with self.db.begin() as conn:
+            written = await conn.execute(insert(game_gradings).on_conflict_do_nothing(), {
+                "game_id": game_id, "grader": result["grader"],
+                "graded_at": datetime.now(UTC),
+                "moves": jsontext.dumps(result.get("moves") or []),
+                "error": result.get("error")})
+            if written.rowcount != 1 or not result.get("seats"):
+                return
+            await conn.execute(game_seat_grades.insert(), [
+                {"game_id": game_id, **{k: s[k] for k in (
+                    "seat", "decisions", "exact", "cost", "accuracy", "computer_moves")}}
+                for s in result["seats"]])
+
+    async def sweep(self, limit: int = SWEEP_BATCH) -> int:
+        """Grade the newest archived games that have no grading, at most ``limit``.
+
+        Returns:
+            Games graded.
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
+        """
+        query = (select(games.c.id).outerjoin(
+            game_gradings, game_gradings.c.game_id == games.c.id)
+            .where(game_gradings.c.game_id.is_(None))
+            .order_by(games.c.ended_at.desc()).limit(limit))
+        async with self.db.connect() as conn:
+            ids = list((await conn.execute(query)).scalars())
+        for game_id in ids:
+            await self.ensure(game_id)
+        return len(ids)
+
+    def start_sweep(self) -> None:
+        """Run :meth:`sweep` once in a task (after the database is migrated)."""
+
+        async def run() -> None:
+            for _ in range(600):
+                if self.db.migrated:
+                    break
+                await asyncio.sleep(1.0)
+            else:
+                return
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 (reads grade what is missing)
+                log.warning("grading sweep failed: %s", exc)
+
+        self._spawn(run())
+
+
+async def player_accuracy(db: Database, player_id: str) -> dict[str, Any]:
+    """A player's average accuracy over the finished games they played themself and that
+    were graded (``PlayerAccuracy``): seats of kind ``human`` whose player made at least one
+    graded decision (a computer that stood in for the whole game leaves none).
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
+    """
+    g, s = game_seat_grades.c, game_seats.c
+    query = (select(func.count(), func.avg(g.accuracy), func.sum(g.decisions),
+                    func.sum(g.cost))
+             .select_from(game_seat_grades.join(game_seats, and_(
+                 s.game_id == g.game_id, s.seat == g.seat)))
+             .where(s.player_id == player_id, s.kind == "human", s.status == "finished",
+                    g.accuracy.is_not(None)))
+    async with db.connect() as conn:
+        count, average, decisions, cost = (await conn.execute(query)).one()
+    count, decisions = int(count or 0), int(decisions or 0)
+    return {
+        "games": count,
+        "average": round(float(average), 1) if count else None,
+        "decisions": decisions,
+        "cost_per_decision": round(float(cost) / decisions, 3) if decisions else None,
+        "grader": grading.GRADER_LEVEL,
+    }

@@ -1,0 +1,192 @@
+"""Grading a game's decisions against the computer (issue 22 point 4;
+``server.archive.grading``), on games built here with the engine and logged as the archive
+keeps them: a deliberately bad discard costs points, the grader's own choices cost none,
+accuracy stays in 0..100, the computer's moves for a human seat are not counted, and the
+grading is the same every time."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+import pytest
+
+import engine
+from engine import rng
+from engine.computer import decide
+from server.archive import grading
+
+
+def seeds_for(name: str, n: int = 40) -> list[str]:
+    return [hashlib.sha256(f"{name}:{i}".encode()).hexdigest()[:32] for i in range(n)]
+
+
+def play(options: engine.GameOptions, seeds: list[str], chooser: Any
+         ) -> list[dict[str, Any]]:
+    """A whole game from stacked packs, logged like the room's log: the start, then one
+    entry per action (``chooser(view, legal, seat, n) -> (action, auto)``)."""
+    decks = [rng.shuffled_pack(bytes.fromhex(s)) for s in seeds]
+    state, events = engine.new_game(options, "test", first_dealer=0, decks=decks)
+    entries: list[dict[str, Any]] = [{"v": 1, "events": events}]
+    while state.phase != "game_over":
+        moved = False
+        for seat in range(options.players):
+            legal = engine.legal_actions(state, seat)
+            if not legal:
+                continue
+            action, auto = chooser(engine.view(state, seat), legal, seat, len(entries))
+            if action is None:
+                continue
+            state, events = engine.apply(state, seat, action)
+            entry = {"v": len(entries) + 1, "seat": seat, "action": action, "events": events,
+                     "id": f"auto-{len(entries)}" if auto else f"a{len(entries)}"}
+            entries.append(entry)
+            moved = True
+            break
+        if not moved:
+            legal = engine.legal_actions(state, None)
+            assert legal, state.phase
+            state, events = engine.apply(state, None, legal[0])
+            entries.append({"v": len(entries) + 1, "seat": None, "action": legal[0],
+                            "events": events})
+    return entries
+
+
+def standard(view, legal, seat, n):  # noqa: ANN001, ANN201
+    return decide(view, legal, "standard"), False
+
+
+def test_the_grader_s_own_choices_cost_nothing() -> None:
+    options = engine.GameOptions(players=2, target=61)
+    seeds = seeds_for("own")
+    graded = grading.grade_game(options.to_dict(), play(options, seeds, standard), seeds)
+    assert graded["grader"] == grading.GRADER_LEVEL
+    assert graded["moves"] and all(m["cost"] == 0 for m in graded["moves"])
+    kinds = {m["kind"] for m in graded["moves"]}
+    assert kinds == {"discard", "play"}
+    for row in graded["seats"]:
+        assert row["decisions"] > 0 and row["exact"] == row["decisions"]
+        assert row["accuracy"] == 100.0 and row["cost"] == 0
+
+
+def test_a_bad_discard_costs_points_and_the_better_one_is_named() -> None:
+    """Seat 0 lays away the two cards the grader likes least in every deal; it costs."""
+    options = engine.GameOptions(players=2, target=61)
+    seeds = seeds_for("bad")
+
+    def worst(view, legal, seat, n):  # noqa: ANN001, ANN202
+        if seat == 0 and view["phase"] == "discard":
+            least = sorted(grading.ranker(view, legal)[-1]["cards"])
+            return next(a for a in legal if sorted(a["cards"]) == least), False
+        return decide(view, legal, "standard"), False
+
+    entries = play(options, seeds, worst)
+    graded = grading.grade_game(options.to_dict(), entries, seeds, ["human", "human"])
+    discards = [m for m in graded["moves"] if m["kind"] == "discard"]
+    mine = [m for m in discards if m["seat"] == 0]
+    assert mine and all(m["cost"] > 0 for m in mine)
+    for m in mine:
+        assert m["best"] != m["chosen"] and m["best_value"] > m["chosen_value"]
+        assert m["cost"] == pytest.approx(min(grading.COST_CAP,
+                                              m["best_value"] - m["chosen_value"]), abs=2e-3)
+        assert m["choices"] == 15 and m["by"] == "player"
+    assert all(m["cost"] == 0 for m in discards if m["seat"] == 1)
+    seat0, seat1 = graded["seats"]
+    assert 0 <= seat0["accuracy"] < seat1["accuracy"] == 100.0
+    assert seat0["cost"] >= sum(m["cost"] for m in mine) - 1e-6
+    assert seat0["exact"] < seat0["decisions"]
+    # deterministic: the same game, the same grading (also through the pool's entry point)
+    again = grading.grade_archived(options.to_dict(), entries, seeds, ["human", "human"])
+    assert again == graded
+
+
+@pytest.mark.parametrize("players,partnerships,lowball", [
+    (2, False, True), (3, False, False), (4, True, False), (4, False, True)])
+def test_accuracy_is_in_range_at_every_table(players: int, partnerships: bool,
+                                             lowball: bool) -> None:
+    options = engine.GameOptions(players=players, partnerships=partnerships, target=61,
+                                 lowball=lowball)
+    seeds = seeds_for(f"t{players}{partnerships}{lowball}")
+    rnd = random.Random(players)
+
+    def mixed(view, legal, seat, n):  # noqa: ANN001, ANN202
+        if seat % 2 and view["phase"] in ("discard", "play"):
+            return rnd.choice(legal), seat == 3
+        return decide(view, legal, "standard"), False
+
+    entries = play(options, seeds, mixed)
+    kinds = ["human"] * players
+    graded = grading.grade_game(options.to_dict(), entries, seeds, kinds)
+    assert graded == grading.grade_game(options.to_dict(), entries, seeds, kinds)
+    for row in graded["seats"]:
+        if row["decisions"]:
+            assert 0 <= row["accuracy"] <= 100
+            assert row["exact"] <= row["decisions"]
+    assert graded["seats"][0]["accuracy"] == 100.0  # the grader's own level
+    for m in graded["moves"]:
+        assert m["cost"] >= 0 and m["choices"] >= 2
+        assert (m["cost"] == 0) == (m["best"] == m["chosen"])
+    if players == 4 and not partnerships:
+        # seat 3's moves were the server's (auto- ids): listed, not counted
+        assert graded["seats"][3]["decisions"] == 0
+        assert graded["seats"][3]["accuracy"] is None
+        assert graded["seats"][3]["computer_moves"] == sum(
+            1 for m in graded["moves"] if m["seat"] == 3) > 0
+        assert all(m["by"] == "computer" for m in graded["moves"] if m["seat"] == 3)
+
+
+def test_the_accuracy_mapping() -> None:
+    assert grading.accuracy([]) is None
+    assert grading.accuracy([0.0, 0.0]) == 100.0
+    assert grading.accuracy([1.0]) == 50.0
+    assert grading.accuracy([0.0, 3.0]) == 62.5
+
+
+def test_a_game_that_does_not_replay_is_not_graded() -> None:
+    out = grading.grade_archived({"players": 2}, [{"v": 1, "events": []}], [], ["human", "human"])
+    assert out["error"] and out["seats"] == [] and out["moves"] == []
+    options = engine.GameOptions(players=2, target=61)
+    seeds = seeds_for("noseed")
+    entries = play(options, seeds, standard)
+    out = grading.grade_archived(options.to_dict(), entries, [None, *seeds[1:]], ["human", "human"])
+    assert "seed" in out["error"]
+
+
+def _first_discard(options: engine.GameOptions, name: str) -> tuple[dict, list[dict]]:
+    seeds = seeds_for(name)
+    decks = [rng.shuffled_pack(bytes.fromhex(s)) for s in seeds]
+    state, _ = engine.new_game(options, "test", first_dealer=0, decks=decks)
+    return engine.view(state, 1), engine.legal_actions(state, 1)
+
+
+def test_lowball_grades_in_the_rankings_own_order() -> None:
+    """In Lowball (docs/rules.md §7) the fewest points are best: the discard the ranking
+    puts last (the most expected points) costs what it gives over the first."""
+    view, legal = _first_discard(engine.GameOptions(players=2, target=61, lowball=True), "lo")
+    rows = grading.ranker(view, legal)
+    assert rows[0]["value"] < rows[-1]["value"]
+    last = next(a for a in legal if sorted(a["cards"]) == sorted(rows[-1]["cards"]))
+    graded = grading.grade_decision(view, legal, last)
+    assert graded["cost"] == pytest.approx(min(grading.COST_CAP,
+                                               rows[-1]["value"] - rows[0]["value"]), abs=2e-3)
+    first = next(a for a in legal if sorted(a["cards"]) == sorted(rows[0]["cards"]))
+    assert grading.grade_decision(view, legal, first)["cost"] == 0
+
+
+def test_the_ranking_is_a_parameter() -> None:
+    """Another ranking (the expert's, later: ``GRADER_LEVEL``) grades through the same
+    function; a chance to win, when given, is kept as ``win_cost``."""
+    view, legal = _first_discard(engine.GameOptions(players=2, target=121), "param")
+    choices = [a for a in legal if a["type"] == "discard"]
+
+    def reversed_rank(view, legal):  # noqa: ANN001, ANN202
+        rows = list(reversed(grading.ranker(view, legal)))
+        return [{**r, "value": -r["value"], "win": 0.5 - i / 1000} for i, r in enumerate(rows)]
+
+    own = grading.grade_decision(view, legal, choices[0], reversed_rank)
+    top = reversed_rank(view, legal)[0]["cards"]
+    assert own["best"] == top or own["cost"] == 0
+    assert "win_cost" in own and own["win_cost"] >= 0
+    chosen = next(a for a in choices if sorted(a["cards"]) == sorted(top))
+    assert grading.grade_decision(view, legal, chosen, reversed_rank)["cost"] == 0

@@ -1,0 +1,107 @@
+"""A finished game's grading over the wire (issue 22 point 4), on a real server with SQLite.
+
+A player plays a whole game (random legal choices) against an ``easy`` computer; once the
+game is archived, ``GET /api/games/{id}`` carries its grading (graded once, off the event
+loop, in the grader's process pool) with the player's accuracy and the moves that cost
+points, and the player's profile the average accuracy. A grading lost (its rows deleted:
+the process died before it wrote them) is graded again, the same, on the next read — or
+by the sweep a process runs after its start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import httpx
+from crib_wire import ThreadServer, play_seat
+from sqlalchemy import delete
+
+from protocol.client import Client
+from protocol.http import ArchivedGameBody, PlayerProfile
+from server.archive.grader import Grader
+from server.database import Database
+from server.database.schema import game_gradings, game_seat_grades
+from server.settings import Settings
+
+
+async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -> None:
+    path = tmp_path / "grading.sqlite3"
+    server = ThreadServer(Settings(
+        database_url=f"sqlite:///{path}", bot_delay_seconds=0.0, frame_rate=0,
+        presence_frame_interval_seconds=0, sweep_interval_seconds=0.05)).start()
+    db = Database(f"sqlite+aiosqlite:///{path}")
+    player = None
+    try:
+        async with httpx.AsyncClient(base_url=server.http, timeout=30) as http:
+            anna = (await http.post("/api/players", json={"name": "Anna"})).json()
+            player = await Client.connect(server.ws, player=anna)
+            room = (await player.create_room({"players": 2, "target": 61},
+                                             computers={"1": "easy"}))["room"]
+            await player.join(room, 0)
+            await play_seat(player, random.Random(22), timeout=60)
+            assert player.view["phase"] == "game_over"
+            games: list = []
+            for _ in range(100):
+                games = (await http.get(f"/api/players/{anna['id']}/games")).json()["games"]
+                if games:
+                    break
+                await asyncio.sleep(0.1)
+            game_id = games[0]["game"]
+            answer = await http.get(f"/api/games/{game_id}")
+            assert answer.status_code == 200
+            body = answer.json()
+            ArchivedGameBody.model_validate(body)
+            grading = body["grading"]
+            assert grading is not None and grading["error"] is None
+            assert grading["grader"] == "standard"
+            mine, computer = grading["seats"]
+            assert mine["seat"] == 0 and mine["decisions"] > 0
+            assert 0 <= mine["accuracy"] <= 100 and mine["computer_moves"] == 0
+            assert computer["decisions"] > 0  # every seat is graded
+            by = {m["seat"]: set() for m in grading["moves"]}
+            for m in grading["moves"]:
+                by[m["seat"]].add(m["by"])
+            assert by == {0: {"player"}, 1: {"computer"}}  # the log's auto- ids
+            costly = [m for m in grading["moves"] if m["seat"] == 0 and m["cost"] > 0]
+            assert costly, "random choices all as good as the computer's"
+            assert all(m["best"] != m["chosen"] and m["by"] == "player" for m in costly)
+            assert {m["kind"] for m in grading["moves"]} == {"discard", "play"}
+            assert mine["exact"] == sum(1 for m in grading["moves"]
+                                        if m["seat"] == 0 and m["cost"] == 0)
+
+            profile = (await http.get(f"/api/players/{anna['id']}")).json()
+            PlayerProfile.model_validate(profile)
+            assert profile["accuracy"]["games"] == 1
+            assert profile["accuracy"]["average"] == mine["accuracy"]
+            assert profile["accuracy"]["decisions"] == mine["decisions"]
+
+            # The grading lost (the process died before writing it): the next read grades
+            # the game again, the same.
+            async with db.begin() as conn:
+                await conn.execute(delete(game_seat_grades))
+                await conn.execute(delete(game_gradings))
+            lost = (await http.get(f"/api/players/{anna['id']}")).json()
+            assert lost["accuracy"]["games"] == 0 and lost["accuracy"]["average"] is None
+            again = (await http.get(f"/api/games/{game_id}")).json()["grading"]
+            assert again == grading
+            assert (await http.get(f"/api/players/{anna['id']}")).json()["accuracy"] == \
+                profile["accuracy"]
+
+            # Lost again: the sweep (once after a start) grades what has no grading.
+            async with db.begin() as conn:
+                await conn.execute(delete(game_seat_grades))
+                await conn.execute(delete(game_gradings))
+            db.migrated = True
+            grader = Grader(db)
+            try:
+                assert await grader.sweep() == 1
+                assert await grader.sweep() == 0
+                assert await grader.stored(game_id) == grading
+            finally:
+                await grader.stop()
+    finally:
+        if player is not None:
+            await player.close()
+        await db.close()
+        server.stop()
