@@ -105,9 +105,19 @@ def play(kind: str, levels: list[str], seed: str, target: int) -> dict[str, Any]
             "times": dict(times)}
 
 
-def run_seed(task: tuple[str, int, int, str]) -> dict[str, Any]:
+def _tune(settings: list[str]) -> None:
+    """Set ``engine.computer.expert`` constants (``NAME=VALUE``, for experiments)."""
+    from engine.computer import expert
+
+    for item in settings:
+        name, value = item.split("=", 1)
+        setattr(expert, name, json.loads(value))
+
+
+def run_seed(task: tuple[str, int, int, str, list[str]]) -> dict[str, Any]:
     """Every game of one seed; the seed's figures."""
-    kind, n, target, base = task
+    kind, n, target, base, settings = task
+    _tune(settings)
     seed = f"{base}:{kind}:{n}"
     games = [play(kind, levels, seed, target) for levels in seatings(kind)]
     common = set.intersection(*(set(g["deals"]) for g in games))
@@ -154,11 +164,14 @@ def main() -> None:
     parser.add_argument("--base", default="duplicate")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a constant of engine.computer.expert (experiments)")
     args = parser.parse_args()
-    report: dict[str, Any] = {"seeds": args.seeds, "target": args.target, "kinds": {}}
+    report: dict[str, Any] = {"seeds": args.seeds, "target": args.target, "set": args.set,
+                              "kinds": {}}
     for kind in args.kinds.split(","):
         started = time.perf_counter()
-        tasks = [(kind, n, args.target, args.base) for n in range(args.seeds)]
+        tasks = [(kind, n, args.target, args.base, args.set) for n in range(args.seeds)]
         results = []
         with mp.Pool(args.workers) as pool:
             for i, r in enumerate(pool.imap_unordered(run_seed, tasks, 4)):

@@ -33,26 +33,44 @@ bench/duplicate.py reports the CPU time per decision.
 
 from __future__ import annotations
 
+import math
 import random
 from math import comb
 
 from .common import FIVE_RANKS, rank_of, suit_of, unseen_cards
 from .discard import crib_average, crib_weight, rank_discards
-from .lookahead import VALUE, _after
+from .lookahead import VALUE, StandardModel, _after
 from .pegging import rank_plays
 from .winprob import DEALER_SHOW, PONE_SHOW, TARGETS, play_value, win_chance
 
 NEAR = 45
 """Holes from the target (either side's) within which the expert plays for the win."""
 
-SAMPLES = 48
-"""Opponent holdings sampled for a play when it holds three or four cards."""
+NEAR_DISCARD = 45
+"""The same for discards."""
+
+MEAN_CRIB = 4.7
+"""The average crib (docs/performance.md, "Computer players"), in the measured dealer's show."""
+
+SAMPLES = 36
+"""Opponent holdings sampled for a play when it holds three cards and this seat three or
+fewer; fewer (:data:`SAMPLES_BIG`) when the two hold seven or eight (a deeper search)."""
+
+SAMPLES_BIG = {7: 26, 8: 18}
+"""Samples by the cards both seats hold, when seven or eight (the CPU budget)."""
 
 WIN_BONUS = 200.0
 """Margin-mode value of reaching the target in the play (a sure game beats any points)."""
 
 PLAY_WEIGHT = 1.0
 """Weight of the kept four's pegging margin in a discard's value."""
+
+MODEL = "standard"
+"""The opponent model in the search: ``"standard"`` (:class:`.lookahead.StandardModel`) or
+``"simple"`` (:func:`.lookahead.model_play`)."""
+
+SEARCH = True
+"""Pegging by the search (False: ``standard``'s one-reply pegging; for experiments)."""
 
 _JACK = 11
 
@@ -72,11 +90,11 @@ def _scores(view: dict) -> tuple[int, int, int]:
     return mine, theirs, int((view.get("options") or {}).get("target", 121))
 
 
-def near_end(view: dict) -> bool:
-    """Whether a side is within :data:`NEAR` holes of the target (the game can end in this
-    deal or the next)."""
+def near_end(view: dict, near: int | None = None) -> bool:
+    """Whether a side is within ``near`` (:data:`NEAR`) holes of the target (the game can
+    end in this deal or the next)."""
     mine, theirs, target = _scores(view)
-    return target - max(mine, theirs) <= NEAR
+    return target - max(mine, theirs) <= (NEAR if near is None else near)
 
 
 # -- discards -----------------------------------------------------------------------------
@@ -119,7 +137,14 @@ def _discard_chance(view: dict, hand_dist: dict[int, float], crib: float,
     mine, theirs, target = _scores(view)
     dealer = view["dealer"] == view["seat"]
     total = 0.0
-    crib_points = _split(crib) if dealer else [(0, 1.0)]
+    # As dealer ``crib`` is this seat's own; as pone it moves the opponent's measured show
+    # (which holds an average crib) by its excess over the average.
+    if dealer:
+        crib_points = _split(crib)
+    else:
+        lo = math.floor(crib - MEAN_CRIB)
+        frac = crib - MEAN_CRIB - lo
+        crib_points = [(lo, 1.0 - frac), (lo + 1, frac)]
     for m, pm in _split(pegs[0]):
         for o, po in _split(pegs[1]):
             w = pm * po
@@ -132,7 +157,11 @@ def _discard_chance(view: dict, hand_dist: dict[int, float], crib: float,
                 continue
             for h, ph in hand_dist.items():
                 for c, pc in crib_points:
-                    total += w * ph * pc * _after_show(a, b, h + c, dealer, target, memo)
+                    if dealer:
+                        value = _after_show(a, b, h + c, dealer, target, memo)
+                    else:
+                        value = _after_show(a, b + c, h, dealer, target, memo)
+                    total += w * ph * pc * value
     return total
 
 
@@ -181,7 +210,7 @@ def rank_discards_expert(view: dict, legal: list[dict]) -> list[dict]:
     hand = list(view["hand"])
     dealer = view["dealer"] == view["seat"]
     weight = crib_weight(view)
-    near = near_end(view)
+    near = near_end(view, NEAR_DISCARD)
     unseen = unseen_cards(view) if near else []
     memo: dict = {}
     for row in rows:
@@ -193,8 +222,6 @@ def rank_discards_expert(view: dict, legal: list[dict]) -> list[dict]:
         row["expected"] = round(row["_key"], 3)
         if near:
             crib = crib_average(tuple(sorted(row["cards"])))
-            if not dealer:
-                crib = 0.0  # the opponent's crib is in its measured show
             chance = _discard_chance(view, _hand_counts(kept, unseen), crib,
                                      (mine, theirs), memo)
             row["win"] = round(chance, 4)
@@ -239,7 +266,8 @@ def _go_floor(view: dict) -> int:
     return floor
 
 
-def _holdings(view: dict, held: int, rnd: random.Random) -> list[tuple[tuple[int, ...], float]]:
+def _holdings(view: dict, held: int, rnd: random.Random,
+              samples: int = SAMPLES) -> list[tuple[tuple[int, ...], float]]:
     """The opponent's possible holdings of ``held`` cards, as sorted rank tuples with weights."""
     floor = _go_floor(view)
     counts = [0] * 14
@@ -273,7 +301,7 @@ def _holdings(view: dict, held: int, rnd: random.Random) -> list[tuple[tuple[int
                 out.append((shape, w))
         return out
     merged: dict[tuple[int, ...], float] = {}
-    for _ in range(SAMPLES):
+    for _ in range(samples):
         shape = tuple(sorted(rnd.sample(pool, held)))
         merged[shape] = merged.get(shape, 0.0) + 1.0
     return sorted(merged.items())
@@ -347,7 +375,7 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
         to win (0..1, also as ``win``). Ties keep ``standard``'s order.
     """
     rows = rank_plays(view, legal)
-    if not applies(view) or len(rows) <= 1:
+    if not applies(view) or len(rows) <= 1 or not SEARCH:
         return rows
     seat = view["seat"]
     opp = 1 - seat
@@ -357,10 +385,18 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
     count = int(view.get("count") or 0)
     pile = tuple(rank_of(e["card"]) for e in view.get("pile") or ())
     near = near_end(view)
-    holdings = _holdings(view, held, _rng(view))
+    samples = SAMPLES_BIG.get(len(mine) + held, SAMPLES)
+    holdings = _holdings(view, held, _rng(view), samples)
     total_w = sum(w for _, w in holdings) or 1.0
     memo: dict = {}
     sums: dict[int, float] = {}
+    opp_model = None
+    if MODEL == "standard":
+        base = [0] * 14
+        for c in unseen_cards(view) + list(view.get("my_discards") or ()) + list(
+                view.get("hand") or ()):
+            base[rank_of(c)] += 1
+        opp_model = StandardModel(base)
     for shape, w in holdings:
         leaf = _show_leaf(view, shape) if near else None
         local = {} if near else memo
@@ -368,7 +404,8 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
             rest = list(mine)
             rest.remove(r)
             v = _after(tuple(rest), shape, count, pile, r, True, 0, 0,
-                       target - mine_score, target - theirs_score, leaf, WIN_BONUS, local)
+                       target - mine_score, target - theirs_score, leaf, WIN_BONUS, local,
+                       opp_model)
             sums[r] = sums.get(r, 0.0) + w * v
     for order, row in enumerate(rows):
         value = sums[rank_of(row["card"])] / total_w

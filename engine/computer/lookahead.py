@@ -21,11 +21,12 @@ Suits never matter in the play, so everything here works on ranks 1..13. Three p
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import comb
 
 VALUE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 """Counting value by rank (index 1..13; ace 1, faces 10; docs/rules.md §3.5)."""
 
-_PAIRS = (0, 0, 2, 6, 12)
+_PAIRS = (0, 0, 2, 6, 12, 12, 12, 12, 12)  # (more than four only in a model's guess)
 
 # Static guess, per count after a card, of what the next player can make of it: a card of
 # value 15 - c or 31 - c scores 2 (a ten-card is four ranks, so far likelier).
@@ -123,6 +124,7 @@ def search(
     leaf: Leaf | None = None,
     win: float = 1.0,
     memo: dict | None = None,
+    opp: Callable | None = None,
 ) -> float:
     """The value of the rest of the play with both holdings known.
 
@@ -138,15 +140,16 @@ def search(
             ``leaf`` (a chance to win).
         win: the margin-mode value of a game won in the play.
         memo: a dict shared by calls for the same decision (positions repeat).
+        opp: the opponent model, ``opp(its ranks, pile, count, my ranks) -> rank``
+            (a :class:`StandardModel`); :func:`model_play` when ``None``.
 
     Returns:
-        The maximum over this seat's choices of the value, the opponent playing
-        :func:`model_play`.
+        The maximum over this seat's choices of the value, the opponent playing ``opp``.
     """
     if memo is None:
         memo = {}
     return _node(mine, theirs, count, pile, my_turn, last_me, 0, 0,
-                 need_me, need_them, leaf, win, memo)
+                 need_me, need_them, leaf, win, memo, opp)
 
 
 def _end(me: int, them: int, need_me: int, need_them: int, leaf: Leaf | None,
@@ -159,7 +162,7 @@ def _end(me: int, them: int, need_me: int, need_them: int, leaf: Leaf | None,
 
 
 def _node(mine, theirs, count, pile, my_turn, last_me, me, them, need_me, need_them,
-          leaf, win, memo):
+          leaf, win, memo, opp):
     key = (mine, theirs, count, pile, my_turn, last_me,
            me - them if leaf is None and need_me + need_them > 1000 else (me, them))
     got = memo.get(key)
@@ -172,7 +175,7 @@ def _node(mine, theirs, count, pile, my_turn, last_me, me, them, need_me, need_t
         other = theirs if my_turn else mine
         if any(VALUE[r] <= room for r in other):
             value = _node(mine, theirs, count, pile, not my_turn, last_me, me, them,
-                          need_me, need_them, leaf, win, memo)
+                          need_me, need_them, leaf, win, memo, opp)
         else:
             # Nobody can play: go to the last player, reset; the other leads if it can.
             if last_me:
@@ -189,7 +192,7 @@ def _node(mine, theirs, count, pile, my_turn, last_me, me, them, need_me, need_t
                 elif not lead_me and not theirs:
                     lead_me = True
                 value = _node(mine, theirs, 0, (), lead_me, None, me, them,
-                              need_me, need_them, leaf, win, memo)
+                              need_me, need_them, leaf, win, memo, opp)
         memo[key] = value
         return value
     if my_turn:
@@ -203,22 +206,22 @@ def _node(mine, theirs, count, pile, my_turn, last_me, me, them, need_me, need_t
             rest = list(mine)
             rest.remove(r)
             v = _after(tuple(rest), theirs, count, pile, r, True, me, them,
-                       need_me, need_them, leaf, win, memo)
+                       need_me, need_them, leaf, win, memo, opp)
             if v > best:
                 best = v
         value = best
     else:
-        r = model_play(theirs, pile, count)
+        r = model_play(theirs, pile, count) if opp is None else opp(theirs, pile, count, mine)
         rest = list(theirs)
         rest.remove(r)
         value = _after(mine, tuple(rest), count, pile, r, False, me, them,
-                       need_me, need_them, leaf, win, memo)
+                       need_me, need_them, leaf, win, memo, opp)
     memo[key] = value
     return value
 
 
 def _after(mine, theirs, count, pile, r, by_me, me, them, need_me, need_them, leaf, win,
-           memo):
+           memo, opp):
     """Lay rank ``r`` (by this seat when ``by_me``) and go on."""
     count += VALUE[r]
     pile = (*pile, r)
@@ -247,9 +250,9 @@ def _after(mine, theirs, count, pile, r, by_me, me, them, need_me, need_them, le
         elif not lead_me and not theirs:
             lead_me = True
         return _node(mine, theirs, 0, (), lead_me, None, me, them, need_me, need_them,
-                     leaf, win, memo)
+                     leaf, win, memo, opp)
     return _node(mine, theirs, count, pile, not by_me, by_me, me, them, need_me, need_them,
-                 leaf, win, memo)
+                 leaf, win, memo, opp)
 
 
 def model_playout(mine: tuple[int, ...], theirs: tuple[int, ...], my_turn: bool) -> tuple[int, int]:
@@ -302,3 +305,100 @@ def model_playout(mine: tuple[int, ...], theirs: tuple[int, ...], my_turn: bool)
             continue
         my_turn = not my_turn
     return me, them
+
+
+class StandardModel:
+    """The ``standard`` player's choice of card (:func:`.pegging.rank_plays`) by ranks,
+    as an opponent model for :func:`search`: points now, the chance the next player is
+    stuck, less the expected points of its best reply over the cards this model's player
+    cannot see, with the same tie-breaks.
+
+    The cards the modelled opponent cannot see are taken as ``base`` (rank counts: the
+    cards neither seat has shown, from the searching seat's side, plus its discards and its
+    hand at the root of the search), and the next player's hand size as the searching
+    seat's at the node: an approximation (the cards it plays in the search stay "unseen"),
+    so that positions repeat and are memoised.
+    """
+
+    def __init__(self, base: list[int]) -> None:
+        self.base = base
+        self.unseen = sum(base)
+        self.memo: dict = {}
+        self.replies: dict = {}
+        self.nones: dict = {}
+
+    def _none(self, unseen: int, held: int) -> list[float]:
+        """``P(held cards from unseen miss t given cards)`` for t = 0..unseen."""
+        key = (unseen, held)
+        got = self.nones.get(key)
+        if got is None:
+            total = comb(unseen, held)
+            got = [comb(unseen - t, held) / total for t in range(unseen + 1)]
+            self.nones[key] = got
+        return got
+
+    def _reply(self, pile: tuple[int, ...], c: int, mine: tuple[int, ...]) -> float:
+        """The next player's expected best reply less the chance it is stuck."""
+        held = len(mine)
+        key = (pile, c, held)
+        got = self.replies.get(key)
+        if got is not None:
+            return got
+        counts = self.base
+        unseen = self.unseen
+        none = self._none(unseen, held)
+        room = 31 - c
+        playable = 0
+        options = []
+        for r in range(1, 14):
+            k = counts[r]
+            if k and VALUE[r] <= room:
+                playable += k
+                pts = peg_points((*pile, r), c + VALUE[r])
+                if pts:
+                    options.append((pts, k))
+        value = none[playable]
+        if options:
+            options.sort(reverse=True)
+            covered = 0
+            before = 1.0
+            for pts, k in options:
+                covered += k
+                now = none[covered]
+                value -= pts * (before - now)
+                before = now
+        self.replies[key] = value
+        return value
+
+    def __call__(self, hand: tuple[int, ...], pile: tuple[int, ...], count: int,
+                 mine: tuple[int, ...]) -> int:
+        """The rank laid from ``hand`` on ``pile`` at ``count``, the searching seat holding
+        ``mine``."""
+        key = (hand, pile, count, len(mine))
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        best_rank, best_value = 0, -1e18
+        room = 31 - count
+        for r in hand:
+            v = VALUE[r]
+            if v > room or r == best_rank:
+                continue
+            c = count + v
+            new_pile = (*pile, r)
+            pts = peg_points(new_pile, c)
+            if c == 31 or not mine:
+                value = pts + (1.0 if c < 31 else 0.0)
+            else:
+                value = pts + self._reply(new_pile, c, mine)
+            if not pile:
+                if r == 5:
+                    value -= 0.5
+                if hand.count(r) >= 2:
+                    value += 0.3
+            if pts == 0:
+                value -= 0.05 * max(0, 5 - v)
+            if value > best_value:
+                best_value, best_rank = value, r
+        self.memo[key] = best_rank
+        return best_rank
