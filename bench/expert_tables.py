@@ -13,12 +13,14 @@ Two tables, both for two players:
    (hand) and the dealer's (hand + crib) points.
 2. **The play's margin of a kept four**: for each of the 1,820 rank shapes of four cards,
    as pone and as dealer, the average pegs of this seat and of the opponent over
-   ``--playouts`` plays against four random other cards, both seats playing
-   :func:`engine.computer.lookahead.model_play`.
+   ``--playouts`` plays against four random other cards, both seats playing as
+   ``standard`` does (:class:`engine.computer.lookahead.StandardModel`, each seeing the
+   other's cards as unseen).
 
-From the repository root (about 5 minutes on one core of the development machine)::
+The games are seeded, so a rebuild gives the same tables. From the repository root (about
+four minutes on the two cores of the development machine)::
 
-    python bench/expert_tables.py --games 6000 --playouts 300
+    python bench/expert_tables.py --games 6000 --playouts 400
 
 numpy is used here (a bench tool) for the dynamic programme; the engine reads the result
 with the standard library only.
@@ -43,7 +45,7 @@ import numpy as np  # noqa: E402
 
 import engine  # noqa: E402
 from engine.computer import decide  # noqa: E402
-from engine.computer.lookahead import model_playout  # noqa: E402
+from engine.computer.lookahead import StandardModel, model_playout  # noqa: E402
 
 OUT = ROOT / "engine" / "computer" / "expert_data.py"
 
@@ -132,18 +134,30 @@ def distribution(deals: list, role: int, sources: tuple[str, ...]) -> list[float
     return [round(counts.get(x, 0) / len(deals), 5) for x in range(top + 1)]
 
 
+MODEL = "standard"
+
+
+def _unseen(keep: tuple[int, ...]) -> list[int]:
+    base = [0] + [4] * 13
+    for r in keep:
+        base[r] -= 1
+    return base
+
+
 def _peg_row(args: tuple[tuple[int, ...], int, int]) -> tuple[float, float, float, float]:
     keep, playouts, seed = args
     rnd = random.Random(seed)
     pack = [r for r in range(1, 14) for _ in range(4)]
     for r in keep:
         pack.remove(r)
+    me = StandardModel(_unseen(keep))
     out = []
     for lead in (True, False):  # pone leads; as dealer the opponent leads
         mine = theirs = 0
         for _ in range(playouts):
             other = tuple(rnd.sample(pack, 4))
-            a, b = model_playout(keep, other, lead)
+            choose = (me, StandardModel(_unseen(other))) if MODEL == "standard" else None
+            a, b = model_playout(keep, other, lead, choose)
             mine += a
             theirs += b
         out += [mine / playouts, theirs / playouts]
@@ -166,7 +180,7 @@ def _pack16(values: list[float], scale: float, offset: float = 0.0) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=6000)
-    parser.add_argument("--playouts", type=int, default=300)
+    parser.add_argument("--playouts", type=int, default=400)
     args = parser.parse_args()
     started = time.process_time()
     wall = time.perf_counter()

@@ -65,6 +65,11 @@ WIN_BONUS = 200.0
 PLAY_WEIGHT = 1.0
 """Weight of the kept four's pegging margin in a discard's value."""
 
+KEEP_BETA = 0.0
+"""How much likelier a holding is for each hole its kept four is worth on average: weight
+``exp(KEEP_BETA * (average show of the opponent's kept ranks))`` — a rational opponent keeps
+good hands (0: every holding as likely as its cards)."""
+
 MODEL = "standard"
 """The opponent model in the search: ``"standard"`` (:class:`.lookahead.StandardModel`) or
 ``"simple"`` (:func:`.lookahead.model_play`)."""
@@ -307,6 +312,18 @@ def _holdings(view: dict, held: int, rnd: random.Random,
     return sorted(merged.items())
 
 
+def _keep_weight(kept: tuple[int, ...]) -> float:
+    """``exp(KEEP_BETA * mean show)`` of four kept ranks over the 13 starter ranks."""
+    if not KEEP_BETA or len(kept) != 4:
+        return 1.0
+    total = 0
+    for r in range(1, 14):
+        left = 4 - kept.count(r)
+        if left > 0:
+            total += left * FIVE_RANKS[tuple(sorted((*kept, r)))]
+    return math.exp(KEEP_BETA * total / (52 - 4))
+
+
 def _rng(view: dict) -> random.Random:
     key = "|".join(str(x) for x in (
         "expert", view.get("seat"), view.get("game_number"), view.get("deal_number"),
@@ -387,6 +404,9 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
     near = near_end(view)
     samples = SAMPLES_BIG.get(len(mine) + held, SAMPLES)
     holdings = _holdings(view, held, _rng(view), samples)
+    if KEEP_BETA:
+        played = tuple(rank_of(e["card"]) for e in view.get("played") or () if e["seat"] == opp)
+        holdings = [(shape, w * _keep_weight((*played, *shape))) for shape, w in holdings]
     total_w = sum(w for _, w in holdings) or 1.0
     memo: dict = {}
     sums: dict[int, float] = {}

@@ -255,10 +255,13 @@ def _after(mine, theirs, count, pile, r, by_me, me, them, need_me, need_them, le
                  leaf, win, memo, opp)
 
 
-def model_playout(mine: tuple[int, ...], theirs: tuple[int, ...], my_turn: bool) -> tuple[int, int]:
-    """The pegs ``(mine, theirs)`` of a whole play when both seats follow :func:`model_play`
-    from a fresh count (``my_turn``: this seat leads). Used to build the discard's
-    pegging table (bench/expert_tables.py)."""
+def model_playout(mine: tuple[int, ...], theirs: tuple[int, ...], my_turn: bool,
+                  choose: tuple[Callable, Callable] | None = None) -> tuple[int, int]:
+    """The pegs ``(mine, theirs)`` of a whole play from a fresh count (``my_turn``: this
+    seat leads), both seats following :func:`model_play`, or ``choose`` = (this seat's,
+    the opponent's) ``f(hand, pile, count, other hand) -> rank`` (e.g. two
+    :class:`StandardModel`). Used to build the discard's pegging table
+    (bench/expert_tables.py)."""
     mine, theirs = list(mine), list(theirs)
     me = them = 0
     count = 0
@@ -280,7 +283,11 @@ def model_playout(mine: tuple[int, ...], theirs: tuple[int, ...], my_turn: bool)
             my_turn = (not last_me) if (mine if not last_me else theirs) else bool(last_me)
             last_me = None
             continue
-        r = model_play(tuple(hand), pile, count)
+        if choose is None:
+            r = model_play(tuple(hand), pile, count)
+        else:
+            other = theirs if my_turn else mine
+            r = choose[0 if my_turn else 1](tuple(sorted(hand)), pile, count, tuple(other))
         hand.remove(r)
         count += VALUE[r]
         pile = (*pile, r)
