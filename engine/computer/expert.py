@@ -16,19 +16,24 @@ pone counts first), and the table's chance to win from the scores after the deal
 **Plays** are chosen by a search of the rest of the play (:func:`.lookahead.search`) in
 every opponent holding consistent with what has been seen — the cards this seat cannot see,
 less any the opponent cannot hold because it said go at a count — enumerated exactly when it
-holds one or two cards, sampled (:data:`SAMPLES`) when three or four. The opponent is modelled
-by :func:`.lookahead.model_play`. Far from the end the value is the average pegging margin
-(a game-ending peg counts for :data:`WIN_BONUS`); near the end it is the average chance to
-win once the deal is over (the show counted in order from the known hands: this seat's
-exactly, the opponent's from the holding, the crib at its average).
+holds one or two cards, sampled (:data:`SAMPLES`, :data:`SAMPLES_BIG`) when three or four,
+optionally weighted by how good a four the opponent would then have kept
+(:data:`KEEP_BETA`, off: measured no better). The opponent is modelled as the ``standard``
+player (:class:`.lookahead.StandardModel`; it predicts standard's card about 85 % of the
+time), this seat takes its best card in each holding to the end of the play. Far from the
+end the value is the average pegging margin (a game-ending peg counts for
+:data:`WIN_BONUS`); near the end it is the average chance to win once the deal is over (the
+show counted in order from the known hands: this seat's exactly, the opponent's from the
+holding by ranks, the crib at its average).
 
 With three or four players, in partnerships and in Lowball it plays as ``standard``
 (:mod:`.discard`, :mod:`.pegging`): measured equal in bench/duplicate.py by construction.
 
 Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and near the end
-a few thousand look-ups); a play is at most :data:`SAMPLES` searches of at most 4 x 4
-cards (24 orders of this seat's cards, the opponent's reply fixed by the model) —
-bench/duplicate.py reports the CPU time per decision.
+a few thousand look-ups); a play is at most :data:`SAMPLES` searches (fewer with seven or
+eight cards left, :data:`SAMPLES_BIG`) of at most 4 x 4 cards (24 orders of this seat's
+cards, the opponent's replies fixed by the model, memoised) — bench/duplicate.py reports
+the CPU time per decision (p99 about 17 ms; docs/performance.md, "Computer players").
 """
 
 from __future__ import annotations
@@ -52,11 +57,11 @@ NEAR_DISCARD = 45
 MEAN_CRIB = 4.7
 """The average crib (docs/performance.md, "Computer players"), in the measured dealer's show."""
 
-SAMPLES = 36
+SAMPLES = 30
 """Opponent holdings sampled for a play when it holds three cards and this seat three or
 fewer; fewer (:data:`SAMPLES_BIG`) when the two hold seven or eight (a deeper search)."""
 
-SAMPLES_BIG = {7: 26, 8: 18}
+SAMPLES_BIG = {7: 20, 8: 14}
 """Samples by the cards both seats hold, when seven or eight (the CPU budget)."""
 
 WIN_BONUS = 200.0

@@ -195,3 +195,21 @@ def test_expert_hint_never_gives_a_muggins_count() -> None:
 
     play_game(opts, ["expert", "standard"], "expert-muggins", check)
     assert {"announce", "answer"} <= seen
+
+
+def test_expert_hints_fit_the_suggestion_schema() -> None:
+    shapes = pytest.importorskip("protocol.shapes")
+    opts = GameOptions(players=2, target=61, muggins=True)
+    kinds = set()
+
+    def check(view, legal, action, seat):
+        hint = suggest(view, legal, "expert")
+        shapes.SUGGESTION_ADAPTER.validate_python(hint)
+        kinds.add(hint["kind"])
+
+    play_game(opts, ["expert", "expert"], "expert-schema", check)
+    near, _ = stacked(GameOptions(), dealer=1, scores=[115, 100], deals=[{
+        "hands": {0: ["KH", "4S", "6S", "JC", "JS", "8D"]}}])
+    shapes.SUGGESTION_ADAPTER.validate_python(
+        suggest(engine.view(near, 0), engine.legal_actions(near, 0), "expert"))
+    assert {"discard", "play", "announce", "answer"} <= kinds
