@@ -22,8 +22,8 @@ It also times every ``expert`` decision with ``time.process_time`` (the worker's
 and reports p50 / p99 / max per kind (discard, play). Engine only, no server; two worker
 processes; progress on stderr, the report (JSON) on stdout. From the repository root::
 
-    python bench/duplicate.py --kinds 2 --seeds 1500
-    python bench/duplicate.py --kinds 3,4,2x2 --seeds 150
+    python bench/duplicate.py --kinds 2 --seeds 4000
+    python bench/duplicate.py --kinds 3,4,2x2 --seeds 200
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and ne
 a few thousand look-ups); a play is at most :data:`SAMPLES` searches (fewer with seven or
 eight cards left, :data:`SAMPLES_BIG`) of at most 4 x 4 cards (24 orders of this seat's
 cards, the opponent's replies fixed by the model, memoised) — bench/duplicate.py reports
-the CPU time per decision (p99 about 17 ms; docs/performance.md, "Computer players").
+the CPU time per decision (p99 about 14 ms; docs/performance.md, "Computer players").
 """
 
 from __future__ import annotations
