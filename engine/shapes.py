@@ -619,11 +619,17 @@ class DiscardChoice(TypedDict):
 
     cards: list[Card]
     expected: float
-    """``hand`` plus (own crib) or minus (an opponent's crib, weighed) ``crib``."""
+    """``hand`` plus (own crib) or minus (an opponent's crib, weighed) ``crib``; the
+    ``expert`` level adds ``play``."""
     hand: float
     """The kept cards' average show count over every starter the seat cannot see."""
     crib: float
     """The crib's average count with these cards."""
+    play: NotRequired[float]
+    """``expert`` only: the kept four's average pegging margin (own pegs less the
+    opponent's), included in ``expected``."""
+    win: NotRequired[float]
+    """``expert`` only, near the end: the chance to win (0..1), by which choices are ranked."""
 
 
 class PlayChoice(TypedDict):
@@ -638,6 +644,8 @@ class PlayChoice(TypedDict):
     """Chance the next player cannot play (0..1)."""
     value: float
     """The score the choice is ranked by."""
+    win: NotRequired[float]
+    """``expert`` only, near the end: the chance to win (0..1), also ``value``."""
 
 
 class DiscardSuggestion(TypedDict):

@@ -4,14 +4,22 @@ Two public functions, both pure (no I/O, no clock, standard library only) and bo
 nothing but what a human seat gets — ``engine.view(state, seat)`` and
 ``engine.legal_actions(state, seat)``:
 
-* :func:`decide` — the action a computer seat takes, at level ``"easy"`` or ``"standard"``.
+* :func:`decide` — the action a computer seat takes, at level ``"easy"``, ``"standard"`` or
+  ``"expert"``.
 * :func:`legal_from_view` — the legal actions from the view alone, for clients that hold
   only a view (``cribbage-bot``).
-* :func:`suggest` — the ``standard`` player's advice for a hint: the discards ranked with
-  their expected points, the card to play, or under Muggins what is being counted (never the count).
+* :func:`suggest` — a level's advice for a hint (``standard`` unless asked): the discards
+  ranked with their expected points, the card to play, or under Muggins what is being
+  counted (never the count).
 
 Levels:
 
+``"expert"``
+    Two players: discards by hand + crib + the kept four's pegging margin, pegging by a
+    search of the rest of the play over the opponent's possible holdings, and near the end
+    both by the chance to win from a table (:mod:`.expert`, :mod:`.winprob`,
+    :mod:`.lookahead`; issue 22). Three or four players, partnerships and Lowball: as
+    ``standard``. Muggins as ``standard``.
 ``"standard"``
     Discards by expected value over every starter it cannot see, counting the kept cards
     exactly and the crib from a table (:mod:`.discard`); pegs with a one-reply lookahead
@@ -36,10 +44,11 @@ from typing import Any
 from ..shapes import Action, Suggestion
 from . import muggins
 from .discard import rank_discards
+from .expert import rank_discards_expert, rank_plays_expert
 from .legal import legal_from_view
 from .pegging import rank_plays
 
-LEVELS = ("easy", "standard")
+LEVELS = ("easy", "standard", "expert")
 """The computer players' levels."""
 
 EASY_MISS_RATE = 0.5
@@ -86,9 +95,10 @@ def decide(
         view: ``engine.view(state, seat)`` for the computer's seat — plain data, the only
             knowledge of the game it is given.
         legal: ``engine.legal_actions(state, seat)`` for that seat.
-        level: ``"easy"`` or ``"standard"``.
+        level: ``"easy"``, ``"standard"`` or ``"expert"``.
         seed: fixes the ``easy`` player's random choices (with the position); the
-            ``standard`` player is deterministic and ignores it.
+            ``standard`` and ``expert`` players are deterministic and ignore it (the
+            expert's samples are seeded by the view).
         rematch: return the ``rematch`` action when it is the only thing to do (game over);
             by default a computer never asks for one.
 
@@ -114,23 +124,34 @@ def decide(
         return muggins.answer(view, choices, miss=miss)
     if level == "easy":
         return _rng(view, seed).choice(choices)
+    expert = level == "expert"
     if "discard" in kinds:
-        ranked = rank_discards(view, choices)
+        ranked = (rank_discards_expert if expert else rank_discards)(view, choices)
         if ranked:
             return ranked[0]["action"]
     if "play" in kinds:
-        ranked = rank_plays(view, choices)
+        ranked = (rank_plays_expert if expert else rank_plays)(view, choices)
         if ranked:
             return ranked[0]["action"]
     return choices[0]
 
 
-def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> Suggestion:
-    """The ``standard`` player's advice for a human seat's hint.
+def suggest(
+    view: dict[str, Any], legal: list[dict[str, Any]], level: str = "standard"
+) -> Suggestion:
+    """A computer level's advice for a human seat's hint (``standard`` unless asked).
 
     Args:
         view: ``engine.view(state, seat)`` for the seat asking.
         legal: ``engine.legal_actions(state, seat)`` for that seat.
+        level: ``"standard"`` or ``"expert"`` (``"easy"`` advises as ``standard``). The
+            expert's discard choices also carry ``play`` (the kept four's average pegging
+            margin, included in ``expected``) and near the end ``win`` (the chance to win,
+            by which they are ranked); its play choices' ``value`` is the search's average
+            pegging margin, or near the end the chance to win (also ``win``).
+
+    Raises:
+        ValueError: an unknown level.
 
     Returns:
         Plain data (:data:`engine.shapes.Suggestion`) with ``kind`` and ``best`` (the
@@ -150,12 +171,15 @@ def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> Suggestion:
         * ``{"kind": "none", "best": None}`` when there is nothing to advise (no legal
           action, or only ``rematch``).
     """
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    expert = level == "expert"
     lowball = bool((view.get("options") or {}).get("lowball"))
     base: dict[str, Any] = {"goal": "fewest" if lowball else "most"}
     kinds = _kinds(legal)
     choices = [a for a in legal if a.get("type") != "rematch"]
     if "discard" in kinds:
-        ranked = rank_discards(view, choices)
+        ranked = (rank_discards_expert if expert else rank_discards)(view, choices)
         return {
             **base,
             "kind": "discard",
@@ -163,7 +187,7 @@ def suggest(view: dict[str, Any], legal: list[dict[str, Any]]) -> Suggestion:
             "best": ranked[0]["action"] if ranked else None,
         }
     if "play" in kinds:
-        ranked = rank_plays(view, choices)
+        ranked = (rank_plays_expert if expert else rank_plays)(view, choices)
         return {
             **base,
             "kind": "play",

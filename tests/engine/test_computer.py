@@ -166,7 +166,7 @@ def test_rematch_only_when_asked_and_bad_level() -> None:
     assert decide(view, legal, "standard", rematch=True) == {"type": "rematch"}
     assert decide(view, [], "easy") is None
     with pytest.raises(ValueError):
-        decide(view, legal, "expert")
+        decide(view, legal, "grandmaster")
 
 
 def test_easy_is_reproducible_from_its_seed() -> None:

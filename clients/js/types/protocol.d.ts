@@ -1861,7 +1861,8 @@ export interface DiscardSuggestion {
 export interface DiscardChoice {
   cards: string[];
   /**
-   * ``hand`` plus (own crib) or minus (an opponent's crib, weighed) ``crib``.
+   * ``hand`` plus (own crib) or minus (an opponent's crib, weighed) ``crib``; the
+   * ``expert`` level adds ``play``.
    */
   expected: number;
   /**
@@ -1872,6 +1873,15 @@ export interface DiscardChoice {
    * The crib's average count with these cards.
    */
   crib: number;
+  /**
+   * ``expert`` only: the kept four's average pegging margin (own pegs less the
+   * opponent's), included in ``expected``.
+   */
+  play?: number;
+  /**
+   * ``expert`` only, near the end: the chance to win (0..1), by which choices are ranked.
+   */
+  win?: number;
 }
 /**
  * Every playable card ranked, best first.
@@ -1903,6 +1913,10 @@ export interface PlayChoice {
    * The score the choice is ranked by.
    */
   value: number;
+  /**
+   * ``expert`` only, near the end: the chance to win (0..1), also ``value``.
+   */
+  win?: number;
 }
 /**
  * Muggins: the seat is to announce its own count. Counting your own hand is what

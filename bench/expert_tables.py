@@ -1,0 +1,229 @@
+"""Build the ``expert`` computer's tables (issue 22): ``engine/computer/expert_data.py``.
+
+Two tables, both for two players:
+
+1. **The chance to win** from every (pone's score, dealer's score), to 121 and to 61, by
+   dynamic programming over deals measured with the engine: ``--games`` games of
+   ``standard`` against ``standard`` (engine only, no server) give the sequence of pegs of
+   every completed deal, in order and by role (his heels, each peg of the play, the pone's
+   hand, the dealer's hand, the crib). ``W[p][d]``, the pone's chance, is the average over
+   those deals of: 1 if the pone reaches the target first in the deal, 0 if the dealer
+   does, else ``1 - W[d + D][p + P]`` (roles swap; every deal pegs at least the last card,
+   so the scores grow and the recursion ends). Also the distributions of the pone's show
+   (hand) and the dealer's (hand + crib) points.
+2. **The play's margin of a kept four**: for each of the 1,820 rank shapes of four cards,
+   as pone and as dealer, the average pegs of this seat and of the opponent over
+   ``--playouts`` plays against four random other cards, both seats playing as
+   ``standard`` does (:class:`engine.computer.lookahead.StandardModel`, each seeing the
+   other's cards as unseen).
+
+The games are seeded, so a rebuild gives the same tables. From the repository root (about
+four minutes on the two cores of the development machine)::
+
+    python bench/expert_tables.py --games 6000 --playouts 400
+
+numpy is used here (a bench tool) for the dynamic programme; the engine reads the result
+with the standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import multiprocessing as mp
+import random
+import struct
+import sys
+import time
+from itertools import combinations_with_replacement
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+import engine  # noqa: E402
+from engine.computer import decide  # noqa: E402
+from engine.computer.lookahead import StandardModel, model_playout  # noqa: E402
+
+OUT = ROOT / "engine" / "computer" / "expert_data.py"
+
+
+def deals_of_game(n: int) -> list[list[tuple[int, int]]]:
+    """The completed deals of one standard-vs-standard game: per deal the pegs in order,
+    ``(role, points)`` with role 0 the pone, 1 the dealer, plus show markers."""
+    opts = engine.GameOptions(players=2, target=121)
+    state, _ = engine.new_game(opts, seed=f"expert-tables-{n}")
+    deals: list[list[tuple[int, int]]] = []
+    current: list[tuple[int, int]] | None = None
+    dealer = None
+    while state.phase != "game_over":
+        for seat in range(2):
+            legal = engine.legal_actions(state, seat)
+            if not legal:
+                continue
+            action = decide(engine.view(state, seat), legal, "standard")
+            if action is None:
+                continue
+            state, events = engine.apply(state, seat, action)
+            break
+        else:
+            state, events = engine.apply(state, None, engine.legal_actions(state, None)[0])
+        for e in events:
+            if e["type"] == "deal":
+                if current is not None:
+                    deals.append(current)
+                current, dealer = [], e["dealer"]
+            elif e["type"] == "peg" and current is not None:
+                role = 1 if e["seat"] == dealer else 0
+                current.append((role, int(e["points"]), e.get("source", "")))
+    return deals  # the last (game-ending) deal is left out
+
+
+def _deals(games: int) -> list[list[tuple[int, int, str]]]:
+    with mp.Pool(2) as pool:
+        out = []
+        for i, got in enumerate(pool.imap_unordered(deals_of_game, range(games), 50)):
+            out += got
+            if i % 500 == 0:
+                print(f"  games {i}/{games}, deals {len(out)}", file=sys.stderr, flush=True)
+    return out
+
+
+def win_table(deals: list, target: int) -> np.ndarray:
+    """``W[p, d]``: the pone's chance to win with ``p`` and ``d`` holes (see the module doc)."""
+    s = len(deals)
+    big = 10_000
+    cross = np.full((2, s, target + 1), big, dtype=np.int32)  # first event index reaching x
+    totals = np.zeros((2, s), dtype=np.int32)
+    for i, deal in enumerate(deals):
+        cum = [0, 0]
+        for k, (role, pts, _src) in enumerate(deal):
+            before = cum[role]
+            cum[role] += pts
+            hi = min(cum[role], target)
+            if hi > before:
+                cross[role, i, before + 1 : hi + 1] = k
+        totals[:, i] = cum
+    cross[:, :, 0] = -1
+    w = np.zeros((target, target))
+    for total in range(2 * target - 2, -1, -1):
+        for p in range(max(0, total - target + 1), min(target - 1, total) + 1):
+            d = total - p
+            tp = cross[0, :, target - p]
+            td = cross[1, :, target - d]
+            pone_first = tp < td
+            dealer_first = td < tp
+            neither = (tp >= big) & (td >= big)
+            nd = np.minimum(d + totals[1], target - 1)
+            np_ = np.minimum(p + totals[0], target - 1)
+            later = 1.0 - w[nd, np_]
+            w[p, d] = (pone_first.sum() + (later * neither).sum()) / s
+            del dealer_first
+    return w
+
+
+def distribution(deals: list, role: int, sources: tuple[str, ...]) -> list[float]:
+    """The distribution of one role's points from some sources over the deals."""
+    counts: dict[int, int] = {}
+    for deal in deals:
+        x = sum(p for r, p, src in deal if r == role and src in sources)
+        counts[x] = counts.get(x, 0) + 1
+    top = max(counts)
+    return [round(counts.get(x, 0) / len(deals), 5) for x in range(top + 1)]
+
+
+MODEL = "standard"
+
+
+def _unseen(keep: tuple[int, ...]) -> list[int]:
+    base = [0] + [4] * 13
+    for r in keep:
+        base[r] -= 1
+    return base
+
+
+def _peg_row(args: tuple[tuple[int, ...], int, int]) -> tuple[float, float, float, float]:
+    keep, playouts, seed = args
+    rnd = random.Random(seed)
+    pack = [r for r in range(1, 14) for _ in range(4)]
+    for r in keep:
+        pack.remove(r)
+    me = StandardModel(_unseen(keep))
+    out = []
+    for lead in (True, False):  # pone leads; as dealer the opponent leads
+        mine = theirs = 0
+        for _ in range(playouts):
+            other = tuple(rnd.sample(pack, 4))
+            choose = (me, StandardModel(_unseen(other))) if MODEL == "standard" else None
+            a, b = model_playout(keep, other, lead, choose)
+            mine += a
+            theirs += b
+        out += [mine / playouts, theirs / playouts]
+    return tuple(out)  # pone: mine, theirs; dealer: mine, theirs
+
+
+def peg_table(playouts: int) -> list[tuple[float, float, float, float]]:
+    shapes = [c for c in combinations_with_replacement(range(1, 14), 4)]
+    with mp.Pool(2) as pool:
+        return pool.map(_peg_row, [(s, playouts, i) for i, s in enumerate(shapes)], 20)
+
+
+def _pack16(values: list[float], scale: float, offset: float = 0.0) -> str:
+    raw = struct.pack(f">{len(values)}H", *(
+        max(0, min(65535, round((v + offset) * scale))) for v in values))
+    text = base64.b64encode(raw).decode()
+    return "\n".join(text[i : i + 88] for i in range(0, len(text), 88))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=6000)
+    parser.add_argument("--playouts", type=int, default=400)
+    args = parser.parse_args()
+    started = time.process_time()
+    wall = time.perf_counter()
+    deals = _deals(args.games)
+    print(f"{len(deals)} deals in {time.perf_counter() - wall:.0f} s", file=sys.stderr)
+    tables = {t: win_table(deals, t) for t in (121, 61)}
+    print(f"win tables at {time.perf_counter() - wall:.0f} s", file=sys.stderr)
+    pone_show = distribution(deals, 0, ("hand",))
+    dealer_show = distribution(deals, 1, ("hand", "crib"))
+    pegs = peg_table(args.playouts)
+    print(f"peg table at {time.perf_counter() - wall:.0f} s", file=sys.stderr)
+    lines = [
+        '"""Tables of the ``expert`` computer player (issue 22), made by bench/expert_tables.py:',
+        "",
+        f"    python bench/expert_tables.py --games {args.games} --playouts {args.playouts}",
+        "",
+        f"from {len(deals)} completed deals of standard against standard (2 players). Do not",
+        "edit by hand. Decoded by :mod:`engine.computer.winprob` (standard library only).",
+        '"""',
+        "",
+        f"DEALS = {len(deals)}",
+        f"PLAYOUTS = {args.playouts}",
+        "",
+    ]
+    for t, w in tables.items():
+        flat = [float(x) for x in w.reshape(-1)]
+        lines += [f'WIN_{t} = """', _pack16(flat, 65535.0), '"""', ""]
+    lines += [f"PONE_SHOW = {pone_show!r}", "", f"DEALER_SHOW = {dealer_show!r}", ""]
+    flat = [x for row in pegs for x in row]
+    lines += ['PEG = """', _pack16(flat, 1000.0), '"""', ""]
+    body = "\n".join(lines)
+    # Keep the long literal lists within the line length.
+    out = []
+    for line in body.split("\n"):
+        while len(line) > 99 and ", " in line[:99]:
+            cut = line[:99].rfind(", ") + 1
+            out.append(line[:cut])
+            line = "    " + line[cut:].lstrip()
+        out.append(line)
+    OUT.write_text("\n".join(out), encoding="utf-8")
+    print(f"wrote {OUT} ({OUT.stat().st_size} bytes); CPU {time.process_time() - started:.0f} s"
+          f", wall {time.perf_counter() - wall:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,448 @@
+"""The ``expert`` computer player (issue 22): the play looked at to its end, the play's value
+in the discard, and the chance to win near the end (docs/rules.md §2.3, §3, §4.3).
+
+Like the other levels it sees only ``engine.view(state, seat)`` and the legal actions, is
+deterministic (its samples are drawn from a generator seeded by the view) and uses the
+standard library only. With two players (Lowball excepted):
+
+**Discards** are ranked by ``hand + w * crib + play`` — the ``standard`` player's exact hand
+and crib-table values (:mod:`.discard`) plus the kept four's average pegging margin from a
+table (:func:`.winprob.play_value`). Near the end (a side within :data:`NEAR` holes of the
+target) they are ranked by the chance to win instead: the kept hand's count over every
+starter, the play's average pegs, the opponent's show from its measured distribution (the
+pone counts first), and the table's chance to win from the scores after the deal
+(:func:`.winprob.win_chance`).
+
+**Plays** are chosen by a search of the rest of the play (:func:`.lookahead.search`) in
+every opponent holding consistent with what has been seen — the cards this seat cannot see,
+less any the opponent cannot hold because it said go at a count — enumerated exactly when it
+holds one or two cards, sampled (:data:`SAMPLES`, :data:`SAMPLES_BIG`) when three or four,
+optionally weighted by how good a four the opponent would then have kept
+(:data:`KEEP_BETA`, off: measured no better). The opponent is modelled as the ``standard``
+player (:class:`.lookahead.StandardModel`; it predicts standard's card about 85 % of the
+time), this seat takes its best card in each holding to the end of the play. Far from the
+end the value is the average pegging margin (a game-ending peg counts for
+:data:`WIN_BONUS`); near the end it is the average chance to win once the deal is over (the
+show counted in order from the known hands: this seat's exactly, the opponent's from the
+holding by ranks, the crib at its average).
+
+With three or four players, in partnerships and in Lowball it plays as ``standard``
+(:mod:`.discard`, :mod:`.pegging`): measured equal in bench/duplicate.py by construction.
+
+Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and near the end
+a few thousand look-ups); a play is at most :data:`SAMPLES` searches (fewer with seven or
+eight cards left, :data:`SAMPLES_BIG`) of at most 4 x 4 cards (24 orders of this seat's
+cards, the opponent's replies fixed by the model, memoised) — bench/duplicate.py reports
+the CPU time per decision (p99 about 14 ms; docs/performance.md, "Computer players").
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from math import comb
+
+from .common import FIVE_RANKS, rank_of, suit_of, unseen_cards
+from .discard import crib_average, crib_weight, rank_discards
+from .lookahead import VALUE, StandardModel, _after
+from .pegging import rank_plays
+from .winprob import DEALER_SHOW, PONE_SHOW, TARGETS, play_value, win_chance
+
+NEAR = 45
+"""Holes from the target (either side's) within which the expert plays for the win."""
+
+NEAR_DISCARD = 45
+"""The same for discards."""
+
+MEAN_CRIB = 4.7
+"""The average crib (docs/performance.md, "Computer players"), in the measured dealer's show."""
+
+SAMPLES = 30
+"""Opponent holdings sampled for a play when it holds three cards and this seat three or
+fewer; fewer (:data:`SAMPLES_BIG`) when the two hold seven or eight (a deeper search)."""
+
+SAMPLES_BIG = {7: 20, 8: 14}
+"""Samples by the cards both seats hold, when seven or eight (the CPU budget)."""
+
+WIN_BONUS = 200.0
+"""Margin-mode value of reaching the target in the play (a sure game beats any points)."""
+
+PLAY_WEIGHT = 1.0
+"""Weight of the kept four's pegging margin in a discard's value."""
+
+KEEP_BETA = 0.0
+"""How much likelier a holding is for each hole its kept four is worth on average: weight
+``exp(KEEP_BETA * (average show of the opponent's kept ranks))`` — a rational opponent keeps
+good hands (0: every holding as likely as its cards)."""
+
+MODEL = "standard"
+"""The opponent model in the search: ``"standard"`` (:class:`.lookahead.StandardModel`) or
+``"simple"`` (:func:`.lookahead.model_play`)."""
+
+SEARCH = True
+"""Pegging by the search (False: ``standard``'s one-reply pegging; for experiments)."""
+
+_JACK = 11
+
+
+def applies(view: dict) -> bool:
+    """Whether the expert's own methods apply: two players, not Lowball, a known target."""
+    opts = view.get("options") or {}
+    return (view.get("players") == 2 and not opts.get("lowball")
+            and opts.get("target", 121) in TARGETS)
+
+
+def _scores(view: dict) -> tuple[int, int, int]:
+    seat = view["seat"]
+    sides = view["sides"]
+    mine = view["scores"][sides[seat]]
+    theirs = view["scores"][sides[1 - seat]]
+    return mine, theirs, int((view.get("options") or {}).get("target", 121))
+
+
+def near_end(view: dict, near: int | None = None) -> bool:
+    """Whether a side is within ``near`` (:data:`NEAR`) holes of the target (the game can
+    end in this deal or the next)."""
+    mine, theirs, target = _scores(view)
+    return target - max(mine, theirs) <= (NEAR if near is None else near)
+
+
+# -- discards -----------------------------------------------------------------------------
+
+
+def _hand_counts(kept: list[str], unseen: list[str]) -> dict[int, float]:
+    """The distribution of the kept four's show over every starter in ``unseen``."""
+    ranks = [rank_of(c) for c in kept]
+    suits = [suit_of(c) for c in kept]
+    flush = suits[0] if len(set(suits)) == 1 else None
+    nobs = {s for c, s in zip(kept, suits, strict=True) if rank_of(c) == _JACK}
+    by_rank = {}
+    out: dict[int, float] = {}
+    p = 1.0 / len(unseen)
+    for c in unseen:
+        r = rank_of(c)
+        base = by_rank.get(r)
+        if base is None:
+            base = by_rank[r] = FIVE_RANKS[tuple(sorted((*ranks, r)))]
+        s = suit_of(c)
+        x = base
+        if flush is not None:
+            x += 5 if s == flush else 4
+        if s in nobs:
+            x += 1
+        out[x] = out.get(x, 0.0) + p
+    return out
+
+
+def _split(x: float) -> list[tuple[int, float]]:
+    """A mean as two whole numbers with weights (``3.3`` -> ``[(3, 0.7), (4, 0.3)]``)."""
+    lo = int(x)
+    frac = x - lo
+    return [(lo, 1.0 - frac), (lo + 1, frac)] if frac > 1e-9 else [(lo, 1.0)]
+
+
+def _discard_chance(view: dict, hand_dist: dict[int, float], crib: float,
+                    pegs: tuple[float, float], memo: dict) -> float:
+    """The chance to win with a discard (see the module doc)."""
+    mine, theirs, target = _scores(view)
+    dealer = view["dealer"] == view["seat"]
+    total = 0.0
+    # As dealer ``crib`` is this seat's own; as pone it moves the opponent's measured show
+    # (which holds an average crib) by its excess over the average.
+    if dealer:
+        crib_points = _split(crib)
+    else:
+        lo = math.floor(crib - MEAN_CRIB)
+        frac = crib - MEAN_CRIB - lo
+        crib_points = [(lo, 1.0 - frac), (lo + 1, frac)]
+    for m, pm in _split(pegs[0]):
+        for o, po in _split(pegs[1]):
+            w = pm * po
+            if not w:
+                continue
+            a, b = mine + m, theirs + o
+            if a >= target or b >= target:
+                # Both there in the play: call it even (who pegs out first is unknown).
+                total += w * (0.5 if a >= target and b >= target else float(a >= target))
+                continue
+            for h, ph in hand_dist.items():
+                for c, pc in crib_points:
+                    if dealer:
+                        value = _after_show(a, b, h + c, dealer, target, memo)
+                    else:
+                        value = _after_show(a, b + c, h, dealer, target, memo)
+                    total += w * ph * pc * value
+    return total
+
+
+def _after_show(a: int, b: int, mine: int, dealer: bool, target: int, memo: dict) -> float:
+    """The chance to win once the play has left ``a`` / ``b`` holes and this seat's show is
+    worth ``mine``; the opponent's show from its distribution, the pone counting first."""
+    key = (a, b, mine, dealer)
+    got = memo.get(key)
+    if got is not None:
+        return got
+    value = 0.0
+    if not dealer:
+        if a + mine >= target:
+            value = 1.0
+        else:
+            for x, px in enumerate(DEALER_SHOW):
+                if px:
+                    value += px * win_chance(a + mine, b + x, True, target)
+    else:
+        for y, py in enumerate(PONE_SHOW):
+            if not py:
+                continue
+            if b + y >= target:
+                continue
+            value += py * win_chance(a + mine, b + y, False, target)
+    memo[key] = value
+    return value
+
+
+def rank_discards_expert(view: dict, legal: list[dict]) -> list[dict]:
+    """Every legal discard with its values, best first.
+
+    Args:
+        view: the seat's view in the ``discard`` phase (two players).
+        legal: the seat's legal actions.
+
+    Returns:
+        ``standard``'s rows (:func:`.discard.rank_discards`: ``action``, ``cards``,
+        ``hand``, ``crib``) with ``play`` (the kept four's average pegging margin, holes),
+        ``expected = hand + w * crib + play``, and near the end ``win`` (the chance to win,
+        0..1), by which they are then ranked.
+    """
+    rows = rank_discards(view, legal)
+    if not applies(view):
+        return rows
+    hand = list(view["hand"])
+    dealer = view["dealer"] == view["seat"]
+    weight = crib_weight(view)
+    near = near_end(view, NEAR_DISCARD)
+    unseen = unseen_cards(view) if near else []
+    memo: dict = {}
+    for row in rows:
+        kept = [c for c in hand if c not in row["cards"]]
+        mine, theirs = play_value([rank_of(c) for c in kept], dealer)
+        play = PLAY_WEIGHT * (mine - theirs)
+        row["play"] = round(play, 3)
+        row["_key"] = row["hand"] + weight * row["crib"] + play
+        row["expected"] = round(row["_key"], 3)
+        if near:
+            crib = crib_average(tuple(sorted(row["cards"])))
+            chance = _discard_chance(view, _hand_counts(kept, unseen), crib,
+                                     (mine, theirs), memo)
+            row["win"] = round(chance, 4)
+            row["_key"] = (round(chance, 4), row["_key"])
+    rows.sort(key=lambda row: row["_key"], reverse=True)
+    for row in rows:
+        del row["_key"]
+    return rows
+
+
+# -- the play -----------------------------------------------------------------------------
+
+
+def _go_floor(view: dict) -> int:
+    """The lowest value a card the opponent still holds can have, from the gos it said this
+    deal: a seat that cannot play at count c holds only cards worth more than 31 - c
+    (docs/rules.md §3.2). Replayed from ``played`` (the count resets at 31 or when the next
+    card would pass 31) and the current ``go`` flags."""
+    seat = view["seat"]
+    opp = 1 - seat
+    floor = 1
+    count = 0
+    prev_seat = None
+    opp_played = 0
+    for entry in view.get("played") or ():
+        v = VALUE[rank_of(entry["card"])]
+        if count == 31 or count + v > 31:
+            # The count was reset: nobody could play at ``count`` (unless it was 31).
+            if count < 31 and opp_played < 4 and prev_seat == seat:
+                floor = max(floor, 32 - count)
+            count = 0
+            prev_seat = None
+        if entry["seat"] == seat and prev_seat == seat and opp_played < 4:
+            floor = max(floor, 32 - count)  # the opponent said go at this count
+        count += v
+        prev_seat = entry["seat"]
+        if entry["seat"] == opp:
+            opp_played += 1
+    go = view.get("go") or ()
+    if len(go) > opp and go[opp]:
+        floor = max(floor, 32 - int(view.get("count") or 0))
+    return floor
+
+
+def _holdings(view: dict, held: int, rnd: random.Random,
+              samples: int = SAMPLES) -> list[tuple[tuple[int, ...], float]]:
+    """The opponent's possible holdings of ``held`` cards, as sorted rank tuples with weights."""
+    floor = _go_floor(view)
+    counts = [0] * 14
+    for c in unseen_cards(view):
+        r = rank_of(c)
+        if VALUE[r] >= floor:
+            counts[r] += 1
+    pool = [r for r in range(1, 14) for _ in range(counts[r])]
+    if held <= 0:
+        return [((), 1.0)]
+    if len(pool) < held:
+        # The inference went wrong somewhere (it should not): forget the gos.
+        counts = [0] * 14
+        for c in unseen_cards(view):
+            counts[rank_of(c)] += 1
+        pool = [r for r in range(1, 14) for _ in range(counts[r])]
+        if len(pool) < held:
+            return [((), 1.0)]
+    if held <= 2:
+        out = []
+        ranks = [r for r in range(1, 14) if counts[r]]
+        shapes = (
+            [(r,) for r in ranks] if held == 1
+            else [(r, s) for i, r in enumerate(ranks) for s in ranks[i:]]
+        )
+        for shape in shapes:
+            w = 1.0
+            for r in set(shape):
+                w *= comb(counts[r], shape.count(r))
+            if w:
+                out.append((shape, w))
+        return out
+    merged: dict[tuple[int, ...], float] = {}
+    for _ in range(samples):
+        shape = tuple(sorted(rnd.sample(pool, held)))
+        merged[shape] = merged.get(shape, 0.0) + 1.0
+    return sorted(merged.items())
+
+
+def _keep_weight(kept: tuple[int, ...]) -> float:
+    """``exp(KEEP_BETA * mean show)`` of four kept ranks over the 13 starter ranks."""
+    if not KEEP_BETA or len(kept) != 4:
+        return 1.0
+    total = 0
+    for r in range(1, 14):
+        left = 4 - kept.count(r)
+        if left > 0:
+            total += left * FIVE_RANKS[tuple(sorted((*kept, r)))]
+    return math.exp(KEEP_BETA * total / (52 - 4))
+
+
+def _rng(view: dict) -> random.Random:
+    key = "|".join(str(x) for x in (
+        "expert", view.get("seat"), view.get("game_number"), view.get("deal_number"),
+        view.get("scores"), ",".join(view.get("hand") or ()),
+        ",".join(e["card"] for e in view.get("played") or ()),
+    ))
+    return random.Random(key)
+
+
+def _show_leaf(view: dict, shape: tuple[int, ...]):
+    """The end-of-play value for one opponent holding: the chance to win after the show."""
+    mine, theirs, target = _scores(view)
+    seat = view["seat"]
+    dealer = view["dealer"] == seat
+    starter = view.get("starter")
+    kept = list(view.get("kept") or ())
+    if starter and len(kept) == 4:
+        s = rank_of(starter)
+        my_show = FIVE_RANKS[tuple(sorted([rank_of(c) for c in kept] + [s]))]
+        suits = {suit_of(c) for c in kept}
+        if len(suits) == 1:
+            my_show += 5 if suit_of(starter) in suits else 4
+        my_show += sum(1 for c in kept if rank_of(c) == _JACK and suit_of(c) == suit_of(starter))
+        opp_ranks = [rank_of(e["card"]) for e in view.get("played") or () if e["seat"] != seat]
+        opp_ranks += list(shape)
+        opp_show = (FIVE_RANKS[tuple(sorted([*opp_ranks, s]))] if len(opp_ranks) == 4
+                    else 8)
+        crib = crib_average(tuple(sorted(view.get("my_discards") or ()))) if len(
+            view.get("my_discards") or ()) == 2 else 4.7
+    else:
+        my_show, opp_show, crib = 8, 8, 4.7
+    crib = int(round(crib))
+    if dealer:
+        my_show += crib
+    else:
+        opp_show += crib
+
+    def leaf(me: int, them: int) -> float:
+        a, b = mine + me, theirs + them
+        if not dealer:
+            if a + my_show >= target:
+                return 1.0
+            if b + opp_show >= target:
+                return 0.0
+            return win_chance(a + my_show, b + opp_show, True, target)
+        if b + opp_show >= target:
+            return 0.0
+        if a + my_show >= target:
+            return 1.0
+        return win_chance(a + my_show, b + opp_show, False, target)
+
+    return leaf
+
+
+def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
+    """Every legal card to play with its value, best first.
+
+    Args:
+        view: the seat's view in the ``play`` phase, its turn (two players).
+        legal: the seat's legal actions.
+
+    Returns:
+        ``standard``'s rows (:func:`.pegging.rank_plays`: ``action``, ``card``, ``points``,
+        ``reply``, ``stuck``) with ``value`` replaced by the search's average: the pegging
+        margin (holes) from this card to the end of the play, or near the end the chance
+        to win (0..1, also as ``win``). Ties keep ``standard``'s order.
+    """
+    rows = rank_plays(view, legal)
+    if not applies(view) or len(rows) <= 1 or not SEARCH:
+        return rows
+    seat = view["seat"]
+    opp = 1 - seat
+    mine_score, theirs_score, target = _scores(view)
+    mine = tuple(sorted(rank_of(c) for c in view.get("hand") or ()))
+    held = view["hand_sizes"][opp]
+    count = int(view.get("count") or 0)
+    pile = tuple(rank_of(e["card"]) for e in view.get("pile") or ())
+    near = near_end(view)
+    samples = SAMPLES_BIG.get(len(mine) + held, SAMPLES)
+    holdings = _holdings(view, held, _rng(view), samples)
+    if KEEP_BETA:
+        played = tuple(rank_of(e["card"]) for e in view.get("played") or () if e["seat"] == opp)
+        holdings = [(shape, w * _keep_weight((*played, *shape))) for shape, w in holdings]
+    total_w = sum(w for _, w in holdings) or 1.0
+    memo: dict = {}
+    sums: dict[int, float] = {}
+    opp_model = None
+    if MODEL == "standard":
+        base = [0] * 14
+        for c in unseen_cards(view) + list(view.get("my_discards") or ()) + list(
+                view.get("hand") or ()):
+            base[rank_of(c)] += 1
+        opp_model = StandardModel(base)
+    for shape, w in holdings:
+        leaf = _show_leaf(view, shape) if near else None
+        local = {} if near else memo
+        for r in {rank_of(row["card"]) for row in rows}:
+            rest = list(mine)
+            rest.remove(r)
+            v = _after(tuple(rest), shape, count, pile, r, True, 0, 0,
+                       target - mine_score, target - theirs_score, leaf, WIN_BONUS, local,
+                       opp_model)
+            sums[r] = sums.get(r, 0.0) + w * v
+    for order, row in enumerate(rows):
+        value = sums[rank_of(row["card"])] / total_w
+        row["value"] = round(value, 4 if near else 3)
+        if near:
+            row["win"] = round(value, 4)
+        row["_key"] = (round(value, 6), -order)
+    rows.sort(key=lambda row: row["_key"], reverse=True)
+    for row in rows:
+        del row["_key"]
+    return rows
+
+
+__all__ = ["NEAR", "SAMPLES", "applies", "near_end", "rank_discards_expert",
+           "rank_plays_expert"]

@@ -1,0 +1,79 @@
+"""The chance to win a two-player game from a pair of scores, and the play's value of a
+kept four (issue 22; docs/rules.md §4.3).
+
+Both read :mod:`.expert_data`, numbers made by ``bench/expert_tables.py`` from games of
+``standard`` against ``standard`` played through the engine (see there for how, and for
+what it costs: a few minutes, once; nothing is built at run time). Decoding them is a
+base64 string to an ``array`` per table at import, well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+from array import array
+from itertools import combinations_with_replacement
+
+from . import expert_data
+
+
+def _decode(text: str) -> array:
+    values = array("H")
+    values.frombytes(base64.b64decode("".join(text.split())))
+    if sys.byteorder == "little":
+        values.byteswap()  # stored big-endian
+    return values
+
+
+_WIN = {121: _decode(expert_data.WIN_121), 61: _decode(expert_data.WIN_61)}
+_PEG = _decode(expert_data.PEG)
+_SHAPES = {s: i for i, s in enumerate(combinations_with_replacement(range(1, 14), 4))}
+
+PONE_SHOW: tuple[float, ...] = tuple(expert_data.PONE_SHOW)
+"""Distribution of the pone's show (its hand), in holes: ``PONE_SHOW[x]`` = P(x)."""
+
+DEALER_SHOW: tuple[float, ...] = tuple(expert_data.DEALER_SHOW)
+"""Distribution of the dealer's show (hand + crib), in holes."""
+
+TARGETS = tuple(_WIN)
+"""The targets with a table (docs/rules.md §1.3)."""
+
+
+def pone_chance(pone: int, dealer: int, target: int = 121) -> float:
+    """The pone's chance to win a 2-player game, the deal about to begin.
+
+    Args:
+        pone / dealer: the holes of the pone and of the dealer (0 or more).
+        target: 121 or 61.
+
+    Returns:
+        0.0..1.0: 1.0 when the pone has reached the target, 0.0 when only the dealer has.
+
+    Raises:
+        KeyError: a target without a table.
+    """
+    if pone >= target:
+        return 1.0
+    if dealer >= target:
+        return 0.0
+    return _WIN[target][max(pone, 0) * target + max(dealer, 0)] / 65535.0
+
+
+def win_chance(mine: int, theirs: int, i_deal: bool, target: int = 121) -> float:
+    """This seat's chance to win from ``mine`` against ``theirs`` holes, when the next deal is
+    its own (``i_deal``) or the opponent's. See :func:`pone_chance`."""
+    if mine >= target:
+        return 1.0
+    if theirs >= target:
+        return 0.0
+    if i_deal:
+        return 1.0 - pone_chance(theirs, mine, target)
+    return pone_chance(mine, theirs, target)
+
+
+def play_value(ranks: list[int] | tuple[int, ...], dealer: bool) -> tuple[float, float]:
+    """The average pegs of the play ``(this seat's, the opponent's)`` with a kept four of
+    these ranks (1..13), as dealer or as pone, against four random cards, both seats
+    playing :func:`.lookahead.model_play` (a table, not a search)."""
+    i = _SHAPES[tuple(sorted(ranks))] * 4 + (2 if dealer else 0)
+    return _PEG[i] / 1000.0, _PEG[i + 1] / 1000.0

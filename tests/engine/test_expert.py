@@ -1,0 +1,215 @@
+"""The ``expert`` computer level (issue 22): legal, deterministic, view-only; its tables;
+near-end choices; its hints never give a Muggins count away. No timed assertions (its
+strength and CPU time are measured by bench/duplicate.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from _engine_helpers import discard_all, play_cards, stacked
+
+import engine
+from engine import GameOptions
+from engine.computer import LEVELS, decide, suggest
+from engine.computer.expert import _go_floor
+from engine.computer.lookahead import model_playout, search
+from engine.computer.winprob import pone_chance, win_chance
+
+
+def plain(view: dict) -> dict:
+    return json.loads(json.dumps(view))
+
+
+def play_game(opts: GameOptions, levels: list[str], seed: str, check=None) -> engine.GameState:
+    state, _ = engine.new_game(opts, seed=seed)
+    for _ in range(5000):
+        if state.phase == "game_over":
+            return state
+        for seat in range(opts.players):
+            legal = engine.legal_actions(state, seat)
+            if legal:
+                break
+        else:
+            state, _ = engine.apply(state, None, engine.legal_actions(state, None)[0])
+            continue
+        view = plain(engine.view(state, seat))
+        action = decide(view, legal, levels[seat])
+        assert action is not None
+        assert action in legal
+        if check is not None:
+            check(view, legal, action, seat)
+        state, _ = engine.apply(state, seat, action)
+    raise AssertionError("game did not end")
+
+
+def test_expert_is_a_level() -> None:
+    assert "expert" in LEVELS
+
+
+@pytest.mark.parametrize(
+    "players,partnerships,target",
+    [(2, False, 121), (2, False, 61), (3, False, 121), (4, False, 61), (4, True, 61)],
+)
+def test_expert_plays_legal_and_deterministic(players, partnerships, target) -> None:
+    opts = GameOptions(players=players, partnerships=partnerships, target=target)
+    levels = ["expert", "standard"] * 2
+
+    def again(view, legal, action, seat):
+        if levels[seat] == "expert":
+            assert decide(json.loads(json.dumps(view)), legal, "expert") == action
+
+    state = play_game(opts, levels[:players], f"expert-legal-{players}-{target}", again)
+    assert state.phase == "game_over"
+
+
+def test_expert_with_muggins_and_lowball() -> None:
+    for flags in ({"muggins": True}, {"lowball": True}, {"backup10": True}):
+        opts = GameOptions(players=2, target=61, **flags)
+        assert play_game(opts, ["expert", "expert"], f"expert-flags-{flags}").phase == (
+            "game_over")
+
+
+def _two_worlds():
+    """Two games whose seat 0 sees the same thing while seat 1's hand differs."""
+    mine = ["5H", "6D", "7C", "8S", "KH", "QC"]
+    worlds = []
+    for theirs in (["AC", "2C", "3C", "4C", "9D", "TD"], ["JD", "JH", "9S", "3D", "2H", "AS"]):
+        state, _ = stacked(GameOptions(), dealer=1,
+                           deals=[{"hands": {0: mine, 1: theirs}, "starter": "4H"}])
+        worlds.append(state)
+    return worlds
+
+
+def test_expert_sees_only_the_view() -> None:
+    a, b = _two_worlds()
+    assert engine.view(a, 0) == engine.view(b, 0)
+    legal = engine.legal_actions(a, 0)
+    assert decide(engine.view(a, 0), legal, "expert") == decide(
+        engine.view(b, 0), engine.legal_actions(b, 0), "expert")
+    # In the play too: the opponent's different cards stay hidden.
+    a, _ = discard_all(a, {0: ["KH", "QC"], 1: ["9D", "TD"]})
+    b, _ = discard_all(b, {0: ["KH", "QC"], 1: ["9S", "3D"]})
+    assert a.turn == b.turn == 0
+    assert engine.view(a, 0) == engine.view(b, 0)
+    assert decide(engine.view(a, 0), engine.legal_actions(a, 0), "expert") == decide(
+        engine.view(b, 0), engine.legal_actions(b, 0), "expert")
+
+
+@pytest.mark.parametrize("target", [121, 61])
+def test_win_table_is_sane(target) -> None:
+    for d in range(0, target, 7):
+        row = [pone_chance(p, d, target) for p in range(target)]
+        assert all(y >= x - 0.01 for x, y in zip(row, row[1:], strict=False)), d
+    for p in range(0, target, 7):
+        col = [pone_chance(p, d, target) for d in range(target)]
+        assert all(y <= x + 0.01 for x, y in zip(col, col[1:], strict=False)), p
+    assert pone_chance(target, 0, target) == 1.0
+    assert pone_chance(0, target, target) == 0.0
+    assert win_chance(target, target - 1, False, target) == 1.0
+    assert win_chance(target - 1, target, True, target) == 0.0
+    assert 0.35 < pone_chance(0, 0, target) < 0.5  # the first dealer has the edge
+    assert pone_chance(target - 1, 0, target) > 0.99
+    for s in range(0, target):
+        assert 0.0 <= pone_chance(s, s, target) <= 1.0
+
+
+def test_search_counts_the_play() -> None:
+    # One card each on a count of 10: my five makes fifteen (2), their ten 25 and the last
+    # card (1).
+    assert search((5,), (10,), 10, (10,), True, False) == 2 - 1
+    mine, theirs = model_playout((5, 5, 10, 10), (5, 10, 10, 10), True)
+    assert mine + theirs > 0
+
+
+def test_go_floor_from_the_play() -> None:
+    view = {"seat": 0, "played": [{"seat": 0, "card": "TH"}, {"seat": 1, "card": "KD"},
+                                  {"seat": 0, "card": "9C"}, {"seat": 0, "card": "2C"}],
+            "go": [False, True], "count": 31}
+    # The opponent said go at 29: it holds nothing under 3.
+    assert _go_floor(view) == 3
+
+
+def test_expert_takes_the_game_ending_peg() -> None:
+    # Both sides at 119: seat 1 (pone) leads a king, seat 0 pairs it for the game.
+    opts = GameOptions()
+    state, _ = stacked(opts, dealer=0, scores=[119, 119], deals=[{
+        "hands": {1: ["5C", "4D", "4H", "KC", "QS", "JS"],
+                  0: ["KD", "9D", "8C", "2S", "AH", "AD"]},
+        "starter": "3C"}])
+    state, _ = discard_all(state, {0: ["AH", "AD"], 1: ["QS", "JS"]})
+    state, _ = play_cards(state, ["KC"])
+    assert state.turn == 0
+    view = engine.view(state, 0)
+    legal = engine.legal_actions(state, 0)
+    best = decide(view, legal, "expert")
+    assert best["card"] == "KD"  # a pair: 2 holes, the game
+    # Its hint agrees and gives the chance to win near the end.
+    hint = suggest(view, legal, "expert")
+    assert hint["best"] == best
+    assert hint["choices"][0]["win"] == 1.0
+
+
+def test_near_end_discard_plays_for_the_game() -> None:
+    # Pone at 115 needs 6 before the dealer's count: the expert keeps the surer hand.
+    cards = ["KH", "4S", "6S", "JC", "JS", "8D"]
+    state, _ = stacked(GameOptions(), dealer=1, scores=[115, 100], deals=[{
+        "hands": {0: cards, 1: ["AC", "2C", "3C", "7D", "9H", "TS"]}}])
+    view = engine.view(state, 0)
+    legal = engine.legal_actions(state, 0)
+    expert = suggest(view, legal, "expert")
+    standard = suggest(view, legal, "standard")
+    assert expert["kind"] == "discard"
+    rows = {tuple(c["cards"]): c for c in expert["choices"]}
+    chosen = rows[tuple(expert["best"]["cards"])]
+    assert all(chosen["win"] >= r["win"] for r in rows.values())
+    assert chosen["win"] >= rows[tuple(standard["best"]["cards"])]["win"]
+    for row in expert["choices"]:
+        assert set(row) == {"cards", "expected", "hand", "crib", "play", "win"}
+
+
+def test_expert_hint_shapes_far_from_the_end() -> None:
+    a, _ = _two_worlds()
+    hint = suggest(engine.view(a, 0), engine.legal_actions(a, 0), "expert")
+    assert hint["kind"] == "discard" and len(hint["choices"]) == 15
+    assert set(hint["choices"][0]) == {"cards", "expected", "hand", "crib", "play"}
+    a, _ = discard_all(a, {0: ["KH", "QC"], 1: ["9D", "TD"]})
+    hint = suggest(engine.view(a, 0), engine.legal_actions(a, 0), "expert")
+    assert hint["kind"] == "play"
+    assert set(hint["choices"][0]) == {"card", "points", "reply", "stuck", "value"}
+    assert hint["best"] in engine.legal_actions(a, 0)
+
+
+def test_expert_hint_never_gives_a_muggins_count() -> None:
+    opts = GameOptions(players=2, muggins=True, target=61)
+    seen = set()
+
+    def check(view, legal, action, seat):
+        hint = suggest(view, legal, "expert")
+        seen.add(hint["kind"])
+        if hint["kind"] == "announce":
+            assert set(hint) == {"goal", "kind", "counting", "best"} and hint["best"] is None
+        if hint["kind"] == "answer":
+            assert set(hint) == {"goal", "kind", "counting", "announced", "best"}
+            assert hint["best"] is None
+
+    play_game(opts, ["expert", "standard"], "expert-muggins", check)
+    assert {"announce", "answer"} <= seen
+
+
+def test_expert_hints_fit_the_suggestion_schema() -> None:
+    shapes = pytest.importorskip("protocol.shapes")
+    opts = GameOptions(players=2, target=61, muggins=True)
+    kinds = set()
+
+    def check(view, legal, action, seat):
+        hint = suggest(view, legal, "expert")
+        shapes.SUGGESTION_ADAPTER.validate_python(hint)
+        kinds.add(hint["kind"])
+
+    play_game(opts, ["expert", "expert"], "expert-schema", check)
+    near, _ = stacked(GameOptions(), dealer=1, scores=[115, 100], deals=[{
+        "hands": {0: ["KH", "4S", "6S", "JC", "JS", "8D"]}}])
+    shapes.SUGGESTION_ADAPTER.validate_python(
+        suggest(engine.view(near, 0), engine.legal_actions(near, 0), "expert"))
+    assert {"discard", "play", "announce", "answer"} <= kinds
