@@ -219,7 +219,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("room", help="room id")
     parser.add_argument("seat", type=int, help="seat number (0..3)")
     parser.add_argument("level", nargs="?", default="standard", choices=LEVELS,
-                        help="easy or standard (default standard)")
+                        help="easy, standard or expert (default standard)")
     parser.add_argument("--level", dest="level_opt", choices=LEVELS, help="same as LEVEL")
     parser.add_argument("--name", help="display name (default 'Bot (<level>)')")
     enc = parser.add_mutually_exclusive_group()

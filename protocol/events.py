@@ -49,7 +49,8 @@ class SeatTakenEvent(te.TypedDict):
     ]
     level: te.NotRequired[
         te.Annotated[
-            Literal["easy", "standard"], Field(description="A computer player's level.")
+            Literal["easy", "standard", "expert"],
+            Field(description="A computer player's level.")
         ]
     ]
 

@@ -189,7 +189,7 @@ class Hello(_Model):
         "default `room.language` of the rooms this connection creates")
 
 
-Level = Literal["easy", "standard"]
+Level = Literal["easy", "standard", "expert"]
 """A computer player's level."""
 
 SeatNumber = Annotated[int, Field(ge=0, le=3)]
@@ -202,7 +202,7 @@ SeatKey = Annotated[str, Field(pattern=r"^[0-3]$")]
 class RoomSettingsModel(_Model):
     """Room-level settings chosen at creation (shown back as ``room_settings``).
 
-    ``hints``: seated humans may ask for the ``standard`` player's suggestion (default true;
+    ``hints``: seated humans may ask for the ``expert`` player's suggestion (default true;
     never in a rated room).
     ``answer_window``: seconds opponents have to answer a Muggins announcement (default: the
     server's, 15). ``takeover_grace``: seconds a human seat may stay disconnected before a
@@ -309,7 +309,7 @@ class SetComputer(_Model):
 
 
 class HintRequest(_Model):
-    """A seated human asks for the ``standard`` player's suggestion (answered by ``hint``,
+    """A seated human asks for the ``expert`` player's suggestion (answered by ``hint``,
     or ``error`` ``hints_disabled`` / ``not_seated``)."""
 
     type: Literal["hint"]
@@ -774,7 +774,7 @@ class Presence(_Model):
 
 
 class Hint(_Model):
-    """Answer to ``hint``: the ``standard`` player's suggestion for ``seat`` at ``version``
+    """Answer to ``hint``: the ``expert`` player's suggestion for ``seat`` at ``version``
     (``engine.computer.suggest``: ``kind`` ``discard`` (every discard ranked, with expected
     points), ``play``, ``announce``, ``answer`` or ``none``, and ``best``, the action)."""
 

@@ -431,6 +431,7 @@ async def _serve(
         chat=services.chat,
     )
     session.matchmaking = services.matchmaking
+    session.computers = services.computers
     sanctions = services.moderation.sanctions if services.moderation else None
     session.sanctions = sanctions
     if sanctions is not None:

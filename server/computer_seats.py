@@ -55,6 +55,7 @@ from typing import Any
 
 import engine
 from engine.computer import decide as engine_decide
+from engine.computer import suggest as engine_suggest
 
 from .deadline_plan import COMPUTER_TURN, TAKEOVER, TURN_CLOCK, computers_play_on
 from .rooms import Change, NoChange, Room, RoomService
@@ -87,6 +88,11 @@ def seat_knowledge(
     if isinstance(state, dict):
         state = engine.GameState.from_dict(state)
     return engine.view(state, seat), engine.legal_actions(state, seat)
+
+
+def _expert_suggestion(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """``engine.computer.suggest`` at level ``expert`` (a function a computer process runs)."""
+    return dict(engine_suggest(view, legal, level="expert"))
 
 
 def ask(
@@ -164,6 +170,24 @@ class ComputerSeats:
         pool, self._pool = self._pool, None
         if pool is not None:
             await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+
+    async def advise(self, view: dict[str, Any], legal: list[dict[str, Any]]
+                     ) -> dict[str, Any]:
+        """A hint: the ``expert`` player's suggestion for a seat (``engine.computer.suggest``
+        with the seat's view and legal actions only), made in a computer process when there
+        are any, so that a flood of hints delays no other room.
+
+        Returns:
+            The suggestion (``engine.shapes.Suggestion``: never a Muggins count).
+        """
+        if self.processes:
+            try:
+                return await asyncio.get_running_loop().run_in_executor(
+                    self._executor(), _expert_suggestion, view, legal)
+            except BrokenProcessPool:
+                log.warning("the computer processes died; this hint is made on the loop")
+                self._pool = None
+        return _expert_suggestion(view, legal)
 
     async def _decide_off_loop(self, room_id: str, seat: int, version: Any
                                ) -> tuple[int, dict[str, Any]] | None:

@@ -205,7 +205,7 @@ def pong(
 
 
 def hint(room: str, seat: int, version: int, suggestion: dict[str, Any]) -> dict[str, Any]:
-    """``hint``: the ``standard`` player's suggestion for a seat."""
+    """``hint``: the ``expert`` player's suggestion for a seat."""
     return {"type": "hint", "room": room, "seat": seat, "version": version,
             "suggestion": suggestion}
 

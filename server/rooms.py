@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import engine
+import engine.computer
 
 from . import room_settings
 from .deadline_plan import (
@@ -82,8 +83,8 @@ STORE_RETRIES = 1
 """Times a change is retried from a fresh read after a store failure before the failure is
 passed on (each store call already waits at most the Redis timeout)."""
 
-LEVELS = ("easy", "standard")
-"""Computer levels (``engine.computer.decide``)."""
+LEVELS = engine.computer.LEVELS
+"""The computer players' levels: ``easy``, ``standard``, ``expert`` (``engine.computer``)."""
 
 __all__ = [
     "ANSWER_TIMEOUT", "COMPUTER", "COMPUTER_TURN", "LEVELS", "ActResult", "Change",
@@ -748,7 +749,7 @@ class RoomService:
             if not 0 <= seat < opts.players:
                 raise RoomError("bad_options", f"no seat {seat} for a computer player")
             if level not in LEVELS:
-                raise RoomError("bad_options", "computer level must be easy or standard")
+                raise RoomError("bad_options", "computer level must be easy, standard or expert")
         effective = opts.effective().to_dict()
         digest = ""
         if request_id is None:
@@ -836,7 +837,7 @@ class RoomService:
                 ``bad_seat``, ``seat_taken``, ``bad_options`` (unknown level), ``busy``.
         """
         if level not in LEVELS:
-            raise RoomError("bad_options", "computer level must be easy or standard")
+            raise RoomError("bad_options", "computer level must be easy, standard or expert")
         return await self._seat_computers(room_id, {seat: level}, creator_token)
 
     async def _seat_computers(

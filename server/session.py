@@ -111,6 +111,9 @@ class Session:
         self.not_heard: set[str] = set()
         """Players whose messages this connection's player does not get (muted, blocked
         either way), loaded at ``hello``."""
+        self.computers: Any = None
+        """The process's ``server.computer_seats.ComputerSeats`` (hints are made in its
+        computer processes); set by ``server.app``."""
         self.sanctions: Any = None
         """The process's ``server.moderation.sanctions.Sanctions`` (None: nobody is
         banned); set by ``server.app``."""
@@ -517,8 +520,9 @@ class Session:
         )
 
     async def _hint(self, message: m.HintRequest) -> None:
-        """Answer ``hint``: the ``standard`` player's suggestion for this seat, from the
-        seat's view and legal actions (``engine.computer.suggest``)."""
+        """Answer ``hint``: the ``expert`` player's suggestion for this seat, from the
+        seat's view and legal actions (``engine.computer.suggest``), made in a computer
+        process when the server has them (``ComputerSeats.advise``)."""
         if self.local is None or self.seat is None:
             self.error("not_seated", "join a room in a seat first", "hint")
             return
@@ -530,7 +534,10 @@ class Session:
             suggestion: dict[str, Any] = {"kind": "none", "best": None}
         else:
             view, legal = seat_knowledge(record.state, self.seat)
-            suggestion = suggest(view, legal)
+            if self.computers is not None:
+                suggestion = await self.computers.advise(view, legal)
+            else:
+                suggestion = suggest(view, legal, level="expert")
         self.send(frames.hint(record.id, self.seat, record.version, suggestion))
 
     async def _resync(self, message: m.Resync) -> None:

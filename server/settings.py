@@ -363,6 +363,12 @@ class Settings(BaseSettings):
         "spectators together (0: no limit), counted by the room store; more get "
         "room_chat_busy"
     )
+    chat_spectator_rate: int = Field(
+        3, ge=0, description="chat messages the spectators of one room say a second among "
+        "themselves during a game (their own budget, apart from chat_room_rate's; 0: no "
+        "limit); each goes to every spectator, so this bounds the fan-out of a crowd; more "
+        "get room_chat_busy"
+    )
     max_mutes: int = Field(
         500, ge=0, description="players one player may mute (0: no limit); more get "
         "too_many_mutes"

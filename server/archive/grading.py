@@ -43,10 +43,9 @@ import engine
 from engine import rng
 from engine.computer import suggest
 
-GRADER_LEVEL = "standard"
-"""The computer level the grading compares with. Switch to ``"expert"`` (once
-``engine.computer.suggest`` takes ``level``) by changing this line only: :func:`ranker`
-passes it on."""
+GRADER_LEVEL = "expert"
+"""The computer level the grading compares with (issue 22: the strongest, ``expert``);
+:func:`ranker` passes it on. Each grading records it (``grader``)."""
 
 EXACT = 0.01
 """A choice within this many points of the best is as good as the best (cost 0)."""
@@ -72,10 +71,7 @@ def ranker(view: dict[str, Any], legal: list[dict[str, Any]]) -> list[dict[str, 
         None (a chance to win, when the level ranks by it)}``; empty when nothing is to be
         ranked.
     """
-    if GRADER_LEVEL == "standard":
-        advice = suggest(view, legal)
-    else:  # pragma: no cover (a level engine.computer.suggest takes once it does)
-        advice = suggest(view, legal, level=GRADER_LEVEL)  # type: ignore[call-arg]
+    advice = suggest(view, legal, level=GRADER_LEVEL)
     kind = advice.get("kind")
     rows = []
     for choice in advice.get("choices") or ():
@@ -144,7 +140,9 @@ def grade_decision(
         win_cost = max(0.0, best["win"] - chosen["win"])
         out["win_cost"] = round(win_cost, 4)
         exact = exact and win_cost < EXACT / 10
-    out["cost"] = 0.0 if exact else round(min(cost, COST_CAP), 3)
+    # Not as good as the best (in points, or near the end in the chance to win): at least
+    # EXACT, so that "exact" means cost 0 everywhere.
+    out["cost"] = 0.0 if exact else max(EXACT, round(min(cost, COST_CAP), 3))
     if exact:
         out["best"] = list(out["chosen"])
     return out
@@ -242,7 +240,7 @@ def summarize(
         total = round(sum(costs), 3)
         out.append({
             "seat": seat, "decisions": len(counted),
-            "exact": sum(1 for c in costs if c < EXACT),
+            "exact": sum(1 for c in costs if c == 0),
             "cost": total,
             "cost_per_decision": round(total / len(costs), 3) if costs else None,
             "accuracy": accuracy(costs),

@@ -86,6 +86,9 @@ class ChatService:
         self.refused: Counter[str] = Counter()
         """Chat requests refused through this process, by code (``/metrics``)."""
         self._clock = clock
+        self._lanes: dict[tuple[str, str], tuple[int, int]] = {}
+        """(room, audience) -> (Unix second, messages this process saw the room take in
+        it, or the whole budget once the store refused one)."""
         self._sessions: dict[str, set[Any]] = {}
         """Player id -> this process's sessions of that player (a mute reaches them all)."""
 
@@ -186,14 +189,31 @@ class ChatService:
             "by": session.player, "audience": rules.audience(seated, record.status),
             "preset": preset, "text": text, "game": record.game_number,
         }
+        lane = entry["audience"]
+        limit = int(self.settings.chat_room_rate if lane == "table"
+                    else self.settings.chat_spectator_rate)
+        second = int(now)
+        key = (record.id, lane)
+        at, taken = self._lanes.get(key, (second, 0))
+        if at != second:
+            taken = 0
+        if limit and taken >= limit:
+            # This process alone saw the lane's whole budget taken this second, so the room
+            # store would refuse too: a flood costs no store call (issue 21's bench).
+            raise ChatError("room_chat_busy", "this table's talk is at its limit; wait "
+                            "retry_after seconds", round(second + 1 - now, 3))
         try:
             said = await self.store.chat_post(record.id, entry, self.settings.chat_keep,
-                                              self.settings.chat_room_rate)
+                                              limit)
         except RoomGone:
             raise RoomError("room_not_found", f"no room {record.id!r}") from None
+        if len(self._lanes) > 10_000:  # forget the lanes of past seconds
+            self._lanes = {k: v for k, v in self._lanes.items() if v[0] == second}
         if said is None:
+            self._lanes[key] = (second, limit)  # the room's budget is spent this second
             raise ChatError("room_chat_busy", "this table's talk is at its limit; wait "
-                            "retry_after seconds", 1.0)
+                            "retry_after seconds", round(max(0.001, second + 1 - now), 3))
+        self._lanes[key] = (second, taken + 1)
         self.said += 1
         return said
 

@@ -54,7 +54,7 @@ def play(options: engine.GameOptions, seeds: list[str], chooser: Any
 
 
 def standard(view, legal, seat, n):  # noqa: ANN001, ANN201
-    return decide(view, legal, "standard"), False
+    return decide(view, legal, grading.GRADER_LEVEL), False
 
 
 def test_the_grader_s_own_choices_cost_nothing() -> None:
@@ -79,7 +79,7 @@ def test_a_bad_discard_costs_points_and_the_better_one_is_named() -> None:
         if seat == 0 and view["phase"] == "discard":
             least = sorted(grading.ranker(view, legal)[-1]["cards"])
             return next(a for a in legal if sorted(a["cards"]) == least), False
-        return decide(view, legal, "standard"), False
+        return decide(view, legal, grading.GRADER_LEVEL), False
 
     entries = play(options, seeds, worst)
     graded = grading.grade_game(options.to_dict(), entries, seeds, ["human", "human"])
@@ -113,7 +113,7 @@ def test_accuracy_is_in_range_at_every_table(players: int, partnerships: bool,
     def mixed(view, legal, seat, n):  # noqa: ANN001, ANN202
         if seat % 2 and view["phase"] in ("discard", "play"):
             return rnd.choice(legal), seat == 3
-        return decide(view, legal, "standard"), False
+        return decide(view, legal, grading.GRADER_LEVEL), False
 
     entries = play(options, seeds, mixed)
     kinds = ["human"] * players

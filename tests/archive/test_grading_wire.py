@@ -54,7 +54,7 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -
             ArchivedGameBody.model_validate(body)
             grading = body["grading"]
             assert grading is not None and grading["error"] is None
-            assert grading["grader"] == "standard"
+            assert grading["grader"] == "expert"
             mine, computer = grading["seats"]
             assert mine["seat"] == 0 and mine["decisions"] > 0
             assert 0 <= mine["accuracy"] <= 100 and mine["computer_moves"] == 0

@@ -112,7 +112,7 @@ export interface CreateRoom {
      * This interface was referenced by `undefined`'s JSON-Schema definition
      * via the `patternProperty` "^[0-3]$".
      */
-    [k: string]: "easy" | "standard";
+    [k: string]: "easy" | "standard" | "expert";
   };
   room?: RoomSettingsModel;
   /**
@@ -137,7 +137,7 @@ export interface GameOptionsModel {
 /**
  * Room-level settings chosen at creation (shown back as ``room_settings``).
  *
- * ``hints``: seated humans may ask for the ``standard`` player's suggestion (default true;
+ * ``hints``: seated humans may ask for the ``expert`` player's suggestion (default true;
  * never in a rated room).
  * ``answer_window``: seconds opponents have to answer a Muggins announcement (default: the
  * server's, 15). ``takeover_grace``: seconds a human seat may stay disconnected before a
@@ -290,12 +290,12 @@ export interface Ping {
 export interface SetComputer {
   type: "set_computer";
   seat: number;
-  level?: "easy" | "standard";
+  level?: "easy" | "standard" | "expert";
   creator_token: string;
   room?: string | null;
 }
 /**
- * A seated human asks for the ``standard`` player's suggestion (answered by ``hint``,
+ * A seated human asks for the ``expert`` player's suggestion (answered by ``hint``,
  * or ``error`` ``hints_disabled`` / ``not_seated``).
  */
 export interface HintRequest {
@@ -526,7 +526,7 @@ export interface RoomCreated {
   creator_token: string;
   room_settings?: RoomSettings | null;
   computers?: {
-    [k: string]: "easy" | "standard";
+    [k: string]: "easy" | "standard" | "expert";
   };
 }
 /**
@@ -638,7 +638,7 @@ export interface SeatInfo {
   name: string | null;
   kind: "open" | "human" | "computer";
   connected: boolean;
-  level: ("easy" | "standard") | null;
+  level: ("easy" | "standard" | "expert") | null;
   computer_standin: boolean;
   /**
    * Unix ms at which the computer takes over this away seat, or null
@@ -1431,7 +1431,7 @@ export interface SeatTakenEvent {
   /**
    * A computer player's level.
    */
-  level?: "easy" | "standard";
+  level?: "easy" | "standard" | "expert";
 }
 /**
  * A computer's stand-in for an absent human player started (``active``) or ended.
@@ -1834,7 +1834,7 @@ export interface Pong {
   version?: number | null;
 }
 /**
- * Answer to ``hint``: the ``standard`` player's suggestion for ``seat`` at ``version``
+ * Answer to ``hint``: the ``expert`` player's suggestion for ``seat`` at ``version``
  * (``engine.computer.suggest``: ``kind`` ``discard`` (every discard ranked, with expected
  * points), ``play``, ``announce``, ``answer`` or ``none``, and ``best``, the action).
  */
@@ -2023,7 +2023,7 @@ export interface LobbySeat {
   name: string | null;
   player?: string | null;
   rating?: number | null;
-  level?: ("easy" | "standard") | null;
+  level?: ("easy" | "standard" | "expert") | null;
 }
 /**
  * What changed in the lobby since the last ``lobby`` or ``lobby_update`` (changes of

@@ -22,6 +22,7 @@ const LAYOUTS = [
 const SEAT_CHOICES = [
   { value: "person", label: () => t("start.seat_person") },
   { value: "standard", label: () => t("start.seat_computer", { level: t("level.standard") }) },
+  { value: "expert", label: () => t("start.seat_computer", { level: t("level.expert") }) },
   { value: "easy", label: () => t("start.seat_computer", { level: t("level.easy") }) },
 ];
 

@@ -581,6 +581,7 @@ export function roomPage(root, roomId) {
         onchange: (e) => { state.computerLevel[seat] = e.target.value; },
       },
       h("option", { value: "standard", selected: (state.computerLevel[seat] || "standard") === "standard" }, t("level.standard")),
+      h("option", { value: "expert", selected: state.computerLevel[seat] === "expert" }, t("level.expert")),
       h("option", { value: "easy", selected: state.computerLevel[seat] === "easy" }, t("level.easy"))),
       h("button", { type: "button", onclick: () => giveToComputer(seat), "data-key": `computer-${seat}` }, t("lobby.give_computer")));
   }
@@ -1047,7 +1048,11 @@ export function roomPage(root, roomId) {
     const points = formatNumber(c.expected, 1);
     const cards = cardsShort(c.cards);
     if (typeof c.hand !== "number" || typeof c.crib !== "number") return t("hint.choice", { cards, points });
-    const parts = { cards, points, hand: formatNumber(c.hand, 1), crib: formatNumber(c.crib, 1) };
+    // The crib counts against the choice when it is an opponent's: its sign is the one
+    // that adds up to the expected total.
+    const rest = c.expected - c.hand - (typeof c.play === "number" ? c.play : 0);
+    const crib = Math.abs(rest - c.crib) <= Math.abs(rest + c.crib) ? c.crib : -c.crib;
+    const parts = { cards, points, hand: formatNumber(c.hand, 1), crib: formatNumber(crib, 1) };
     if (typeof c.play === "number") return t("hint.choice_why_play", { ...parts, play: formatNumber(c.play, 1) });
     return t("hint.choice_why", parts);
   }
@@ -1072,6 +1077,8 @@ export function roomPage(root, roomId) {
         top && typeof top.reply === "number" ? [" ", t("hint.play_why", {
           points: top.points, reply: formatNumber(top.reply, 1),
           stuck: formatNumber(100 * (top.stuck || 0), 0) })] : null,
+        top && typeof top.value === "number" && typeof top.reply === "number"
+          ? [" ", t("hint.play_value", { value: formatNumber(top.value, 1) })] : null,
         top && typeof top.win === "number" ? [" ", t("hint.win", { win: formatNumber(100 * top.win, 0) })] : null);
     }
     else if (hint.kind === "announce") {
