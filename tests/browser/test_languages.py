@@ -100,7 +100,7 @@ class EnglishCheck:
 def test_a_whole_game_in_danish_and_swedish(live_server: Any, new_page: Any, screenshot_dir: Path,
                                             locale: str, lang: str, name: str) -> None:
     """A person whose browser speaks Danish (or Swedish) plays a whole game to 61 against
-    the standard computer with Muggins and Back-up 10, announcing and answering every
+    the expert computer with Muggins and Back-up 10, announcing and answering every
     count; at every stage the page holds no English. Then the whole game's story, the
     replay, the rules pages and the other pages; and the language switch is remembered."""
     me = new_page(locale=locale)
@@ -109,7 +109,8 @@ def test_a_whole_game_in_danish_and_swedish(live_server: Any, new_page: Any, scr
     me.goto(live_server.url + "/")
     check(me, "start page")
     create_table(me, live_server.url, name, target="61", muggins=True, backup10=True,
-                 seats={1: "standard"})
+                 seats={1: "expert"})  # the form offers the expert in the page's language
+    assert me.locator("#table").count() == 1
     me.wait_for_selector("#table[data-phase=discard]")
     me.wait_for_selector(".cut-for-deal")
     check(me, "the first deal, with the cut for deal")
