@@ -48,7 +48,7 @@ def archive_server(tmp_path: Path) -> Any:
 
 def _finished_game(server: Any, options: dict) -> str:
     """A game of computers played to its end and archived; its id."""
-    seats = {str(s): "standard" for s in range(options["players"])}
+    seats = {str(s): "expert" for s in range(options["players"])}
     made = httpx.post(f"{server.url}/api/rooms", json={"options": options,
                                                         "computers": seats}).json()
     created = httpx.get(f"{server.url}/api/rooms/{made['room']}").json()["created"]
@@ -106,7 +106,7 @@ def test_a_players_games_link_to_replays_whose_deals_verify(
         assert page.locator(".replay-now").count() == 1
         page.wait_for_selector("#grading[data-state=graded]")
         assert page.locator("#grading-seats tbody tr").count() == 2
-        # two standard computers: every choice as good as the grader's
+        # two expert computers: every choice as good as the grader's
         assert page.get_attribute("#grading-seats tr[data-seat='0']", "data-accuracy") == "100"
         assert page.text_content("#grading-moves").strip() == words["grading.none_costly"]
         axe(page, axe_source, f"/replay/<game> in {lang}")
