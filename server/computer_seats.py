@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -61,6 +60,7 @@ from .deadline_plan import COMPUTER_TURN, TAKEOVER, TURN_CLOCK, computers_play_o
 from .rooms import Change, NoChange, Room, RoomService
 from .store.base import Deadline
 from .timers import Sweeper
+from .workers import process_pool
 
 log = logging.getLogger(__name__)
 
@@ -160,9 +160,7 @@ class ComputerSeats:
     # -- the computer processes -----------------------------------------------------------
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.processes,
-                mp_context=multiprocessing.get_context("spawn"))
+            self._pool = process_pool(self.processes)
         return self._pool
 
     async def close(self) -> None:
@@ -189,7 +187,7 @@ class ComputerSeats:
                 self._pool = None
         return _expert_suggestion(view, legal)
 
-    async def _decide_off_loop(self, room_id: str, seat: int, version: Any
+    async def _move_off_loop(self, room_id: str, seat: int, version: Any
                                ) -> tuple[int, dict[str, Any]] | None:
         """For a seat played at an :data:`OFF_LOOP_LEVELS` level: read the room, and decide
         in a computer process from the seat's view and legal actions (:func:`ask`, as on
@@ -234,7 +232,7 @@ class ComputerSeats:
                 and await self.sweeper.park_unless_present(
                     deadline, self.service.settings.bot_delay_seconds)):
             return
-        decided = await self._decide_off_loop(deadline.room, seat, version)
+        decided = await self._move_off_loop(deadline.room, seat, version)
 
         def change(room: Room, now: float) -> Change | NoChange:
             record = room.record

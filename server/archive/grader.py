@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
@@ -40,6 +39,7 @@ from protocol import jsontext
 
 from ..database import Database
 from ..database.schema import game_gradings, game_seat_grades, game_seats, games
+from ..workers import process_pool
 from . import grading
 from .grading import grade_archived
 from .reader import ArchivedGame, ArchiveReader
@@ -91,8 +91,7 @@ class Grader:
         that embeds the app needs the usual ``if __name__ == "__main__":`` guard (the
         server's own entry points have it; ``python -m ...`` is not re-run at all)."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = process_pool(self.workers)
         return self._pool
 
     async def stop(self) -> None:

@@ -259,7 +259,7 @@ async def test_bad_computer_requests(make_server):
     async with httpx.AsyncClient() as http:
         for body in (
             {"options": {"players": 2}, "computers": {"2": "standard"}},
-            {"options": {"players": 2}, "computers": {"1": "expert"}},
+            {"options": {"players": 2}, "computers": {"1": "grandmaster"}},
             {"options": {"players": 2}, "room": {"takeover_grace": 0}},
             {"options": {"players": 2}, "room": {"hints": "yes"}},
         ):
