@@ -40,8 +40,9 @@ from __future__ import annotations
 from typing import Any
 
 import engine
-from engine import rng
 from engine.computer import suggest
+
+from .verify import stacked_start
 
 GRADER_LEVEL = "expert"
 """The computer level the grading compares with (issue 22: the strongest, ``expert``);
@@ -177,18 +178,8 @@ def grade_game(
         ValueError: the log has no game start, or a deal has no seed.
         engine.RulesError: the log does not match its deals.
     """
-    dealer = None
-    for entry in entries[:1]:
-        for event in entry.get("events") or ():
-            if event.get("type") == "cut_for_deal":
-                dealer = event["dealer"]
-    if dealer is None:
-        raise ValueError("the log's first entry does not start a game")
-    if any(s is None for s in deal_seeds):
-        raise ValueError("a deal was not shuffled from a seed")
-    decks = [rng.shuffled_pack(bytes.fromhex(s)) for s in deal_seeds]  # type: ignore[arg-type]
-    game_options = engine.GameOptions.from_dict(dict(options))
-    state, _ = engine.new_game(game_options, "grading", first_dealer=dealer, decks=decks)
+    state, _ = stacked_start(options, entries, deal_seeds, "grading")
+    players = state.players
     moves = []
     for entry in entries[1:]:
         action = entry.get("action")
@@ -203,7 +194,7 @@ def grade_game(
                               "by": "computer" if _automated(entry) else "player", **graded})
         state, _ = engine.apply(state, seat, action)
     return {"grader": GRADER_LEVEL, "moves": moves,
-            "seats": summarize(game_options.players, moves, kinds)}
+            "seats": summarize(players, moves, kinds)}
 
 
 def accuracy(costs: list[float]) -> float | None:

@@ -14,6 +14,33 @@ import engine
 from engine import rng
 
 
+def stacked_start(
+    options: dict[str, Any], entries: list[dict[str, Any]], deal_seeds: list[str | None],
+    seed: str = "replay",
+) -> tuple[engine.GameState, list[dict[str, Any]]]:
+    """The archived game's start: a new game stacked from its deals' seeds, first dealt by
+    the archived cut's dealer (``entries[0]``'s ``cut_for_deal``).
+
+    Returns:
+        ``(state, events)`` of ``engine.new_game``.
+
+    Raises:
+        ValueError: the log has no game start, or a deal has no seed.
+    """
+    dealer = None
+    for entry in entries[:1]:
+        for event in entry.get("events") or ():
+            if event.get("type") == "cut_for_deal":
+                dealer = event["dealer"]
+    if dealer is None:
+        raise ValueError("the log's first entry does not start a game")
+    if any(s is None for s in deal_seeds):
+        raise ValueError("a deal was not shuffled from a seed")
+    decks = [rng.shuffled_pack(bytes.fromhex(s)) for s in deal_seeds]  # type: ignore[arg-type]
+    return engine.new_game(engine.GameOptions.from_dict(dict(options)), seed,
+                           first_dealer=dealer, decks=decks)
+
+
 def replay(
     options: dict[str, Any], entries: list[dict[str, Any]], deal_seeds: list[str | None]
 ) -> tuple[engine.GameState, list[dict[str, Any]]]:
@@ -32,18 +59,7 @@ def replay(
         ValueError: the log has no game start, or a deal has no seed.
         engine.RulesError: an action the engine refuses (the log does not match its deals).
     """
-    dealer = None
-    for entry in entries[:1]:
-        for event in entry.get("events") or ():
-            if event.get("type") == "cut_for_deal":
-                dealer = event["dealer"]
-    if dealer is None:
-        raise ValueError("the log's first entry does not start a game")
-    if any(s is None for s in deal_seeds):
-        raise ValueError("a deal was not shuffled from a seed")
-    decks = [rng.shuffled_pack(bytes.fromhex(s)) for s in deal_seeds]  # type: ignore[arg-type]
-    state, events = engine.new_game(engine.GameOptions.from_dict(dict(options)), "replay",
-                                    first_dealer=dealer, decks=decks)
+    state, events = stacked_start(options, entries, deal_seeds)
     out = list(events)
     for entry in entries[1:]:
         action = entry.get("action")
