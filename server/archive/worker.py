@@ -131,6 +131,12 @@ class Archiver:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                # A cancel that lands inside the migration can come out as another error
+                # (the advisory unlock in its ``finally`` fails on a connection still busy):
+                # a task being stopped stops here all the same.
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError from exc
                 log.warning("database not migrated yet (%s); trying again in %.0f s",
                             exc, pause)
             await asyncio.sleep(pause)

@@ -313,3 +313,37 @@ async def test_a_player_s_games_come_a_page_at_a_time(database) -> None:
         cursor = page.next
     assert seen == [5, 4, 3, 2, 1]
     assert (await reader.player_games("nobody")).items == []  # an unknown player: null
+
+
+class _StuckMigration:
+    """A database whose migration hangs, and whose cancel comes out as another error (as
+    asyncpg's does when the advisory unlock runs on a connection still busy)."""
+
+    migrated = False
+
+    def __init__(self) -> None:
+        self.tries = 0
+
+    async def migrate(self) -> None:
+        self.tries += 1
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            raise RuntimeError("another operation is in progress") from None
+
+
+async def test_stopping_ends_a_migration_whose_cancel_turns_into_another_error() -> None:
+    """Stopping the archiver returns at once even when the cancel of a running migration
+    comes out as another error (it once hung a server's shutdown for good)."""
+    store = MemoryStore(MemoryBroker())
+    table = Table(store, Database("sqlite+aiosqlite:///:memory:"))
+    stuck = _StuckMigration()
+    table.archiver.db = stuck
+    table.archiver.start()
+    await asyncio.sleep(0.05)
+    assert stuck.tries == 1
+    stopping = asyncio.ensure_future(table.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=5.0)
+    assert stopping in done, "the archiver did not stop"
+    assert stuck.tries == 1  # not tried again after the stop
+    await table.db.close()
