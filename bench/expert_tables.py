@@ -1,6 +1,6 @@
 """Build the ``expert`` computer's tables (issue 22): ``engine/computer/expert_data.py``.
 
-Two tables, both for two players:
+Three tables, all for two players:
 
 1. **The chance to win** from every (pone's score, dealer's score), to 121 and to 61, by
    dynamic programming over deals measured with the engine: ``--games`` games of
@@ -16,11 +16,17 @@ Two tables, both for two players:
    ``--playouts`` plays against four random other cards, both seats playing as
    ``standard`` does (:class:`engine.computer.lookahead.StandardModel`, each seeing the
    other's cards as unseen).
+3. **What a rational opponent keeps**: for each of the 1,820 rank shapes of four cards, as
+   pone and as dealer, the chance that ``standard`` keeps a four of that shape when it is
+   among the six cards dealt (``--keep-hands`` random six-card hands per role, standard's
+   own discard of each: of the 15 fours in a hand, which it keeps). The ``expert`` weighs
+   the opponent holdings it searches by it (Bayes: the holding's prior times the chance
+   that the opponent would have kept it).
 
 The games are seeded, so a rebuild gives the same tables. From the repository root (about
-four minutes on the two cores of the development machine)::
+seven minutes on the two cores of the development machine)::
 
-    python bench/expert_tables.py --games 6000 --playouts 400
+    python bench/expert_tables.py --games 6000 --playouts 400 --keep-hands 100000
 
 numpy is used here (a bench tool) for the dynamic programme; the engine reads the result
 with the standard library only.
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import itertools
 import multiprocessing as mp
 import random
 import struct
@@ -45,6 +52,8 @@ import numpy as np  # noqa: E402
 
 import engine  # noqa: E402
 from engine.computer import decide  # noqa: E402
+from engine.computer.common import ALL_CARDS, rank_of  # noqa: E402
+from engine.computer.discard import rank_discards  # noqa: E402
 from engine.computer.lookahead import StandardModel, model_playout  # noqa: E402
 
 OUT = ROOT / "engine" / "computer" / "expert_data.py"
@@ -170,6 +179,49 @@ def peg_table(playouts: int) -> list[tuple[float, float, float, float]]:
         return pool.map(_peg_row, [(s, playouts, i) for i, s in enumerate(shapes)], 20)
 
 
+def _keep_counts(args: tuple[bool, int, str]) -> tuple[bool, dict, dict]:
+    """Of ``n`` random six-card hands (seeded), how often each rank shape of four appears
+    among a hand's 15 fours and how often ``standard`` keeps it, as dealer or as pone."""
+    dealer, n, seed = args
+    rnd = random.Random(seed)
+    appear: dict[tuple[int, ...], int] = {}
+    kept: dict[tuple[int, ...], int] = {}
+    for _ in range(n):
+        hand = rnd.sample(ALL_CARDS, 6)
+        view = {"hand": hand, "seat": 0, "dealer": 0 if dealer else 1, "sides": [0, 1],
+                "players": 2, "options": {}}
+        legal = [{"type": "discard", "cards": list(p)} for p in itertools.combinations(hand, 2)]
+        for i, row in enumerate(rank_discards(view, legal)):
+            shape = tuple(sorted(rank_of(c) for c in hand if c not in row["cards"]))
+            appear[shape] = appear.get(shape, 0) + 1
+            if i == 0:
+                kept[shape] = kept.get(shape, 0) + 1
+    return dealer, appear, kept
+
+
+def keep_table(hands: int) -> list[float]:
+    """Per rank shape of four (in ``combinations_with_replacement`` order), the chance that
+    ``standard`` keeps it as pone and as dealer, interleaved: ``[pone, dealer, ...]``
+    (Laplace-smoothed: a shape never seen kept still has a small chance)."""
+    chunk = 10_000
+    tasks = [(dealer, min(chunk, hands - i), f"keep-{dealer}-{i}")
+             for dealer in (False, True) for i in range(0, hands, chunk)]
+    appear: dict[tuple[bool, tuple[int, ...]], int] = {}
+    kept: dict[tuple[bool, tuple[int, ...]], int] = {}
+    with mp.Pool(2) as pool:
+        for dealer, a, k in pool.imap_unordered(_keep_counts, tasks):
+            for shape, v in a.items():
+                appear[dealer, shape] = appear.get((dealer, shape), 0) + v
+            for shape, v in k.items():
+                kept[dealer, shape] = kept.get((dealer, shape), 0) + v
+    out = []
+    for shape in combinations_with_replacement(range(1, 14), 4):
+        for dealer in (False, True):
+            out.append((kept.get((dealer, shape), 0) + 0.5)
+                       / (appear.get((dealer, shape), 0) + 1.0))
+    return out
+
+
 def _pack16(values: list[float], scale: float, offset: float = 0.0) -> str:
     raw = struct.pack(f">{len(values)}H", *(
         max(0, min(65535, round((v + offset) * scale))) for v in values))
@@ -181,6 +233,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=6000)
     parser.add_argument("--playouts", type=int, default=400)
+    parser.add_argument("--keep-hands", type=int, default=100_000,
+                        help="random six-card hands per role for the keep table")
     args = parser.parse_args()
     started = time.process_time()
     wall = time.perf_counter()
@@ -192,10 +246,13 @@ def main() -> None:
     dealer_show = distribution(deals, 1, ("hand", "crib"))
     pegs = peg_table(args.playouts)
     print(f"peg table at {time.perf_counter() - wall:.0f} s", file=sys.stderr)
+    keeps = keep_table(args.keep_hands)
+    print(f"keep table at {time.perf_counter() - wall:.0f} s", file=sys.stderr)
     lines = [
         '"""Tables of the ``expert`` computer player (issue 22), made by bench/expert_tables.py:',
         "",
-        f"    python bench/expert_tables.py --games {args.games} --playouts {args.playouts}",
+        f"    python bench/expert_tables.py --games {args.games} --playouts {args.playouts}"
+        f" --keep-hands {args.keep_hands}",
         "",
         f"from {len(deals)} completed deals of standard against standard (2 players). Do not",
         "edit by hand. Decoded by :mod:`engine.computer.winprob` (standard library only).",
@@ -203,6 +260,7 @@ def main() -> None:
         "",
         f"DEALS = {len(deals)}",
         f"PLAYOUTS = {args.playouts}",
+        f"KEEP_HANDS = {args.keep_hands}",
         "",
     ]
     for t, w in tables.items():
@@ -211,6 +269,7 @@ def main() -> None:
     lines += [f"PONE_SHOW = {pone_show!r}", "", f"DEALER_SHOW = {dealer_show!r}", ""]
     flat = [x for row in pegs for x in row]
     lines += ['PEG = """', _pack16(flat, 1000.0), '"""', ""]
+    lines += ['KEEP = """', _pack16(keeps, 65535.0), '"""', ""]
     body = "\n".join(lines)
     # Keep the long literal lists within the line length.
     out = []

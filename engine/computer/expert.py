@@ -14,17 +14,21 @@ pone counts first), and the table's chance to win from the scores after the deal
 (:func:`.winprob.win_chance`).
 
 **Plays** are chosen by a search of the rest of the play (:func:`.lookahead.search`) in
-every opponent holding consistent with what has been seen — the cards this seat cannot see,
-less any the opponent cannot hold because it said go at a count — enumerated exactly when it
-holds one or two cards, sampled (:data:`SAMPLES`, :data:`SAMPLES_BIG`) when three or four,
-optionally weighted by how good a four the opponent would then have kept
-(:data:`KEEP_BETA`, off: measured no better). The opponent is modelled as the ``standard``
-player (:class:`.lookahead.StandardModel`; it predicts standard's card about 85 % of the
-time), this seat takes its best card in each holding to the end of the play. Far from the
-end the value is the average pegging margin (a game-ending peg counts for
-:data:`WIN_BONUS`); near the end it is the average chance to win once the deal is over (the
-show counted in order from the known hands: this seat's exactly, the opponent's from the
-holding by ranks, the crib at its average).
+the opponent holdings consistent with what has been seen — the cards this seat cannot see,
+less any the opponent cannot hold because it said go at a count — weighted by what they
+would say about the opponent (Bayes, the opponent taken to be ``standard``): the chance
+that it would have kept the four they make with the cards it has played
+(:data:`KEEP`, :func:`.winprob.keep_chance`), and :data:`AGREE_EPS` for each of its plays
+this deal that the ``standard`` model would not have made with them. With one or two cards
+held every holding is weighed exactly; with three or four, :data:`CANDIDATES` are drawn and
+:data:`SAMPLES` (:data:`SAMPLES_BIG`) of them searched, drawn in proportion to their
+weights. The opponent is modelled as the ``standard`` player
+(:class:`.lookahead.StandardModel`; it predicts standard's card about 85 % of the time),
+this seat takes its best card in each holding to the end of the play. Far from the end the
+value is the average pegging margin (a game-ending peg counts for :data:`WIN_BONUS`); near
+the end it is the average chance to win once the deal is over (the show counted in order
+from the known hands: this seat's exactly, the opponent's from the holding by ranks, the
+crib at its average).
 
 With three or four players, in partnerships and in Lowball it plays as ``standard``
 (:mod:`.discard`, :mod:`.pegging`): measured equal in bench/duplicate.py by construction.
@@ -33,7 +37,8 @@ Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and ne
 a few thousand look-ups); a play is at most :data:`SAMPLES` searches (fewer with seven or
 eight cards left, :data:`SAMPLES_BIG`) of at most 4 x 4 cards (24 orders of this seat's
 cards, the opponent's replies fixed by the model, memoised) — bench/duplicate.py reports
-the CPU time per decision (p99 about 14 ms; docs/performance.md, "Computer players").
+the CPU time per decision (p99 about 10 ms; docs/performance.md, "Computer players"); the
+weighing is a table look-up and at most three model calls per candidate.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from .common import FIVE_RANKS, rank_of, suit_of, unseen_cards
 from .discard import crib_average, crib_weight, rank_discards
 from .lookahead import VALUE, StandardModel, _after
 from .pegging import rank_plays
-from .winprob import DEALER_SHOW, PONE_SHOW, TARGETS, play_value, win_chance
+from .winprob import DEALER_SHOW, PONE_SHOW, TARGETS, keep_chance, play_value, win_chance
 
 NEAR = 45
 """Holes from the target (either side's) within which the expert plays for the win."""
@@ -70,17 +75,28 @@ WIN_BONUS = 200.0
 PLAY_WEIGHT = 1.0
 """Weight of the kept four's pegging margin in a discard's value."""
 
-KEEP_BETA = 0.0
-"""How much likelier a holding is for each hole its kept four is worth on average: weight
-``exp(KEEP_BETA * (average show of the opponent's kept ranks))`` — a rational opponent keeps
-good hands (0: every holding as likely as its cards)."""
-
 MODEL = "standard"
 """The opponent model in the search: ``"standard"`` (:class:`.lookahead.StandardModel`) or
 ``"simple"`` (:func:`.lookahead.model_play`)."""
 
+KEEP = True
+"""Weigh each opponent holding by the chance that a rational opponent (``standard``) would
+have kept the four it makes with the cards it has played (:func:`.winprob.keep_chance`)."""
+
+AGREE_EPS = 0.03
+"""The weight a holding keeps for each of the opponent's plays this deal that the
+``standard`` model would not have made with it (1: plays tell nothing; 0: a holding that
+disagrees once is impossible — too strict, the model predicts standard's card about 85 %
+of the time)."""
+
+CANDIDATES = 200
+"""Opponent holdings drawn (three or four cards) before the :data:`SAMPLES` searched are
+drawn from them in proportion to their weights."""
+
+
 SEARCH = True
 """Pegging by the search (False: ``standard``'s one-reply pegging; for experiments)."""
+
 
 _JACK = 11
 
@@ -317,16 +333,81 @@ def _holdings(view: dict, held: int, rnd: random.Random,
     return sorted(merged.items())
 
 
-def _keep_weight(kept: tuple[int, ...]) -> float:
-    """``exp(KEEP_BETA * mean show)`` of four kept ranks over the 13 starter ranks."""
-    if not KEEP_BETA or len(kept) != 4:
-        return 1.0
-    total = 0
-    for r in range(1, 14):
-        left = 4 - kept.count(r)
-        if left > 0:
-            total += left * FIVE_RANKS[tuple(sorted((*kept, r)))]
-    return math.exp(KEEP_BETA * total / (52 - 4))
+def _opp_history(view: dict) -> list[tuple[int, tuple[int, ...], int, int, list[int]]]:
+    """The opponent's plays this deal, replayed from ``played``: per play ``(rank, the
+    pile's ranks before it, the count before it, the cards this seat held then, the
+    opponent's ranks played from then on)``. The count is reset where it reached 31 or the
+    next card would pass it — exact with two players, since a seat that can lay a card
+    must (docs/rules.md §3.2): a card that fits was laid on the same count."""
+    seat = view["seat"]
+    out = []
+    count = 0
+    pile: tuple[int, ...] = ()
+    mine_held = 4
+    entries = view.get("played") or ()
+    opp_ranks = [rank_of(e["card"]) for e in entries if e["seat"] != seat]
+    k = 0
+    for e in entries:
+        r = rank_of(e["card"])
+        v = VALUE[r]
+        if count == 31 or count + v > 31:
+            count, pile = 0, ()
+        if e["seat"] != seat:
+            out.append((r, pile, count, mine_held, opp_ranks[k:]))
+            k += 1
+        else:
+            mine_held -= 1
+        count += v
+        pile = (*pile, r)
+    return out
+
+
+def _weigh(view: dict, holdings: list[tuple[tuple[int, ...], float]], held: int,
+           rnd: random.Random, samples: int) -> list[tuple[tuple[int, ...], float]]:
+    """The opponent's holdings weighted by what they say about it (see the module doc):
+    :func:`.winprob.keep_chance` of its four and :data:`AGREE_EPS` per play of this deal
+    the ``standard`` model would not have made; with three or four cards held, ``samples``
+    of them drawn by weight (systematic resampling with ``rnd``), as ``(shape, times)``."""
+    seat = view["seat"]
+    opp = 1 - seat
+    played = tuple(rank_of(e["card"]) for e in view.get("played") or () if e["seat"] == opp)
+    opp_dealer = view["dealer"] == opp
+    history = _opp_history(view) if AGREE_EPS < 1 else []
+    hist_model = None
+    if history:
+        hb = [0] * 14
+        for c in unseen_cards(view) + list(view.get("my_discards") or ()) + list(
+                view.get("kept") or view.get("hand") or ()):
+            hb[rank_of(c)] += 1
+        for e in view.get("played") or ():
+            hb[rank_of(e["card"])] += 1
+        hist_model = StandardModel(hb)
+    weighted = []
+    for shape, w in holdings:
+        if KEEP and len(played) + len(shape) == 4:
+            w *= keep_chance((*played, *shape), opp_dealer)
+        for r, hpile, hcount, hmine, later in history:
+            hand = tuple(sorted((*later, *shape)))
+            if len(set(hand)) > 1 and hist_model(hand, hpile, hcount, (0,) * hmine) != r:
+                w *= AGREE_EPS
+        weighted.append((shape, w))
+    holdings = weighted
+    if held >= 3:
+        total = sum(w for _, w in holdings)
+        if total > 0:
+            picks: dict[tuple[int, ...], float] = {}
+            step = total / samples
+            u = rnd.random() * step
+            acc = 0.0
+            i = 0
+            for shape, w in holdings:
+                acc += w
+                while u < acc and i < samples:
+                    picks[shape] = picks.get(shape, 0.0) + 1.0
+                    u += step
+                    i += 1
+            holdings = sorted(picks.items())
+    return holdings
 
 
 def _rng(view: dict) -> random.Random:
@@ -408,13 +489,11 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
     pile = tuple(rank_of(e["card"]) for e in view.get("pile") or ())
     near = near_end(view)
     samples = SAMPLES_BIG.get(len(mine) + held, SAMPLES)
-    holdings = _holdings(view, held, _rng(view), samples)
-    if KEEP_BETA:
-        played = tuple(rank_of(e["card"]) for e in view.get("played") or () if e["seat"] == opp)
-        holdings = [(shape, w * _keep_weight((*played, *shape))) for shape, w in holdings]
-    total_w = sum(w for _, w in holdings) or 1.0
-    memo: dict = {}
-    sums: dict[int, float] = {}
+    rnd = _rng(view)
+    weighting = KEEP or AGREE_EPS < 1
+    holdings = _holdings(view, held, rnd, CANDIDATES if weighting else samples)
+    if view.get("_cheat") is not None:
+        holdings = [(tuple(sorted(rank_of(c) for c in view["_cheat"])), 1.0)]
     opp_model = None
     if MODEL == "standard":
         base = [0] * 14
@@ -422,6 +501,11 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
                 view.get("hand") or ()):
             base[rank_of(c)] += 1
         opp_model = StandardModel(base)
+    if weighting:
+        holdings = _weigh(view, holdings, held, rnd, samples)
+    total_w = sum(w for _, w in holdings) or 1.0
+    memo: dict = {}
+    sums: dict[int, float] = {}
     for shape, w in holdings:
         leaf = _show_leaf(view, shape) if near else None
         local = {} if near else memo

@@ -1,5 +1,5 @@
-"""The chance to win a two-player game from a pair of scores, and the play's value of a
-kept four (issue 22; docs/rules.md §4.3).
+"""The chance to win a two-player game from a pair of scores, the play's value of a kept
+four, and the chance that a rational opponent keeps a four (issue 22; docs/rules.md §4.3).
 
 Both read :mod:`.expert_data`, numbers made by ``bench/expert_tables.py`` from games of
 ``standard`` against ``standard`` played through the engine (see there for how, and for
@@ -27,6 +27,7 @@ def _decode(text: str) -> array:
 
 _WIN = {121: _decode(expert_data.WIN_121), 61: _decode(expert_data.WIN_61)}
 _PEG = _decode(expert_data.PEG)
+_KEEP = _decode(expert_data.KEEP)
 _SHAPES = {s: i for i, s in enumerate(combinations_with_replacement(range(1, 14), 4))}
 
 PONE_SHOW: tuple[float, ...] = tuple(expert_data.PONE_SHOW)
@@ -77,3 +78,16 @@ def play_value(ranks: list[int] | tuple[int, ...], dealer: bool) -> tuple[float,
     playing :func:`.lookahead.model_play` (a table, not a search)."""
     i = _SHAPES[tuple(sorted(ranks))] * 4 + (2 if dealer else 0)
     return _PEG[i] / 1000.0, _PEG[i + 1] / 1000.0
+
+
+def keep_chance(ranks: list[int] | tuple[int, ...], dealer: bool) -> float:
+    """The chance that ``standard`` keeps four cards of these ranks (1..13) when they are
+    among the six it is dealt, as dealer or as pone (a table measured over random hands;
+    bench/expert_tables.py). 0.0..1.0; a hand of six holds 15 fours, so about 1/15 on
+    average.
+
+    Raises:
+        KeyError: not four ranks of 1..13.
+    """
+    i = _SHAPES[tuple(sorted(ranks))] * 2 + (1 if dealer else 0)
+    return _KEEP[i] / 65535.0

@@ -5,16 +5,17 @@ strength and CPU time are measured by bench/duplicate.py)."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from _engine_helpers import discard_all, play_cards, stacked
 
 import engine
 from engine import GameOptions
-from engine.computer import LEVELS, decide, suggest
-from engine.computer.expert import _go_floor
+from engine.computer import LEVELS, decide, expert, suggest
+from engine.computer.expert import _go_floor, _opp_history, _weigh
 from engine.computer.lookahead import model_playout, search
-from engine.computer.winprob import pone_chance, win_chance
+from engine.computer.winprob import keep_chance, pone_chance, win_chance
 
 
 def plain(view: dict) -> dict:
@@ -112,6 +113,46 @@ def test_win_table_is_sane(target) -> None:
     assert pone_chance(target - 1, 0, target) > 0.99
     for s in range(0, target):
         assert 0.0 <= pone_chance(s, s, target) <= 1.0
+
+
+def test_keep_table_is_a_rational_opponents() -> None:
+    """standard keeps 5-5-J-10 (12 holes and more) far likelier than K-9-4-2 (nothing), in
+    either role, and four of a kind nearly always."""
+    for dealer in (False, True):
+        assert keep_chance((5, 5, 11, 10), dealer) > 10 * keep_chance((13, 9, 4, 2), dealer)
+        assert keep_chance((13, 9, 4, 2), dealer) < 0.05
+        assert keep_chance((1, 1, 1, 1), dealer) > 0.8
+        assert keep_chance((5, 5, 13, 12), dealer) > 10 * keep_chance((13, 12, 9, 1), dealer)
+
+
+def test_opp_history_replays_the_counts() -> None:
+    """The opponent's plays with the pile and count before each, resets where the next card
+    would pass 31 or the count was 31."""
+    view = {"seat": 0, "played": [
+        {"seat": 1, "card": "TH"}, {"seat": 0, "card": "KD"}, {"seat": 1, "card": "9C"},
+        {"seat": 0, "card": "2C"},  # 31: a reset
+        {"seat": 1, "card": "5S"}, {"seat": 0, "card": "QD"}, {"seat": 1, "card": "8H"},
+        {"seat": 1, "card": "7H"},  # 23 + 7 = 30, same count (seat 0 said go)
+    ]}
+    hist = _opp_history(view)
+    assert [(r, pile, count, mine) for r, pile, count, mine, _ in hist] == [
+        (10, (), 0, 4), (9, (10, 13), 20, 3), (5, (), 0, 2), (8, (5, 12), 15, 1),
+        (7, (5, 12, 8), 23, 1)]
+    assert [later for *_, later in hist] == [[10, 9, 5, 8, 7], [9, 5, 8, 7], [5, 8, 7],
+                                             [8, 7], [7]]
+
+
+def test_holdings_that_contradict_the_opponents_play_weigh_less(monkeypatch) -> None:
+    """On a count of 11 the opponent laid a king and made nothing: a holding with a four
+    (fifteen for 2, which standard takes) is far less likely than kings only."""
+    monkeypatch.setattr(expert, "KEEP", False)
+    view = {"seat": 0, "dealer": 0, "hand": ["2C", "3C", "4D"], "kept": [],
+            "my_discards": ["QC", "QH"], "starter": "AS", "sides": [0, 1],
+            "played": [{"seat": 1, "card": "TD"}, {"seat": 0, "card": "AC"},
+                       {"seat": 1, "card": "KS"}]}
+    weighed = dict(_weigh(view, [((4, 13), 1.0), ((13, 13), 1.0)], 2, random.Random(1), 30))
+    # (Both may disagree with the lead of the ten: the model would lead from a pair.)
+    assert weighed[(4, 13)] == pytest.approx(expert.AGREE_EPS * weighed[(13, 13)])
 
 
 def test_search_counts_the_play() -> None:
