@@ -37,7 +37,7 @@ Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and ne
 a few thousand look-ups); a play is at most :data:`SAMPLES` searches (fewer with seven or
 eight cards left, :data:`SAMPLES_BIG`) of at most 4 x 4 cards (24 orders of this seat's
 cards, the opponent's replies fixed by the model, memoised) — bench/duplicate.py reports
-the CPU time per decision (p99 about 10 ms; docs/performance.md, "Computer players"); the
+the CPU time per decision (play p99 about 15 ms; docs/performance.md, "Computer players"); the
 weighing is a table look-up and at most three model calls per candidate.
 """
 
@@ -62,11 +62,11 @@ NEAR_DISCARD = 45
 MEAN_CRIB = 4.7
 """The average crib (docs/performance.md, "Computer players"), in the measured dealer's show."""
 
-SAMPLES = 30
+SAMPLES = 40
 """Opponent holdings sampled for a play when it holds three cards and this seat three or
 fewer; fewer (:data:`SAMPLES_BIG`) when the two hold seven or eight (a deeper search)."""
 
-SAMPLES_BIG = {7: 20, 8: 14}
+SAMPLES_BIG = {7: 28, 8: 20}
 """Samples by the cards both seats hold, when seven or eight (the CPU budget)."""
 
 WIN_BONUS = 200.0
@@ -347,18 +347,22 @@ def _opp_history(view: dict) -> list[tuple[int, tuple[int, ...], int, int, list[
     entries = view.get("played") or ()
     opp_ranks = [rank_of(e["card"]) for e in entries if e["seat"] != seat]
     k = 0
+    last = None
     for e in entries:
         r = rank_of(e["card"])
         v = VALUE[r]
         if count == 31 or count + v > 31:
-            count, pile = 0, ()
+            count, pile, last = 0, (), None
         if e["seat"] != seat:
-            out.append((r, pile, count, mine_held, opp_ranks[k:]))
+            # After this seat's go (the opponent laid the last card too) no one follows.
+            follows = 0 if pile and last == e["seat"] else mine_held
+            out.append((r, pile, count, follows, opp_ranks[k:]))
             k += 1
         else:
             mine_held -= 1
         count += v
         pile = (*pile, r)
+        last = e["seat"]
     return out
 
 
@@ -373,22 +377,37 @@ def _weigh(view: dict, holdings: list[tuple[tuple[int, ...], float]], held: int,
     played = tuple(rank_of(e["card"]) for e in view.get("played") or () if e["seat"] == opp)
     opp_dealer = view["dealer"] == opp
     history = _opp_history(view) if AGREE_EPS < 1 else []
-    hist_model = None
+    # What the opponent could not see at each of its plays: every card but the starter and
+    # the cards laid before it (its own hand is taken out per holding; its discards are
+    # unknown here and stay in).
+    unseen_then = []
     if history:
-        hb = [0] * 14
-        for c in unseen_cards(view) + list(view.get("my_discards") or ()) + list(
-                view.get("kept") or view.get("hand") or ()):
-            hb[rank_of(c)] += 1
-        for e in view.get("played") or ():
-            hb[rank_of(e["card"])] += 1
-        hist_model = StandardModel(hb)
+        known = [0] + [4] * 13
+        if view.get("starter"):
+            known[rank_of(view["starter"])] -= 1
+        laid = [rank_of(e["card"]) for e in view.get("played") or ()]
+        for i, e in enumerate(view.get("played") or ()):
+            if e["seat"] == opp:
+                counts = list(known)
+                for x in laid[:i]:
+                    counts[x] -= 1
+                unseen_then.append(counts)
+    models: dict[tuple[int, tuple[int, ...]], StandardModel] = {}
     weighted = []
     for shape, w in holdings:
         if KEEP and len(played) + len(shape) == 4:
             w *= keep_chance((*played, *shape), opp_dealer)
-        for r, hpile, hcount, hmine, later in history:
+        for j, (r, hpile, hcount, hmine, later) in enumerate(history):
             hand = tuple(sorted((*later, *shape)))
-            if len(set(hand)) > 1 and hist_model(hand, hpile, hcount, (0,) * hmine) != r:
+            if len(set(hand)) <= 1:
+                continue
+            model = models.get((j, hand))
+            if model is None:
+                counts = list(unseen_then[j])
+                for x in hand:
+                    counts[x] -= 1
+                model = models[j, hand] = StandardModel([max(0, x) for x in counts])
+            if model(hand, hpile, hcount, (0,) * hmine) != r:
                 w *= AGREE_EPS
         weighted.append((shape, w))
     holdings = weighted
@@ -492,8 +511,6 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
     rnd = _rng(view)
     weighting = KEEP or AGREE_EPS < 1
     holdings = _holdings(view, held, rnd, CANDIDATES if weighting else samples)
-    if view.get("_cheat") is not None:
-        holdings = [(tuple(sorted(rank_of(c) for c in view["_cheat"])), 1.0)]
     opp_model = None
     if MODEL == "standard":
         base = [0] * 14
@@ -509,6 +526,7 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
     for shape, w in holdings:
         leaf = _show_leaf(view, shape) if near else None
         local = {} if near else memo
+
         for r in {rank_of(row["card"]) for row in rows}:
             rest = list(mine)
             rest.remove(r)

@@ -211,7 +211,10 @@ def _node(mine, theirs, count, pile, my_turn, last_me, me, them, need_me, need_t
                 best = v
         value = best
     else:
-        r = model_play(theirs, pile, count) if opp is None else opp(theirs, pile, count, mine)
+        # After this seat's go (the opponent laid the last card and lays again) the
+        # opponent knows nobody follows it: a model sees no next player.
+        seen = () if pile and last_me is False else mine
+        r = model_play(theirs, pile, count) if opp is None else opp(theirs, pile, count, seen)
         rest = list(theirs)
         rest.remove(r)
         value = _after(mine, tuple(rest), count, pile, r, False, me, them,

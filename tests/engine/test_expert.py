@@ -127,7 +127,8 @@ def test_keep_table_is_a_rational_opponents() -> None:
 
 def test_opp_history_replays_the_counts() -> None:
     """The opponent's plays with the pile and count before each, resets where the next card
-    would pass 31 or the count was 31."""
+    would pass 31 or the count was 31, and the cards that could follow each (none after a
+    go)."""
     view = {"seat": 0, "played": [
         {"seat": 1, "card": "TH"}, {"seat": 0, "card": "KD"}, {"seat": 1, "card": "9C"},
         {"seat": 0, "card": "2C"},  # 31: a reset
@@ -137,7 +138,7 @@ def test_opp_history_replays_the_counts() -> None:
     hist = _opp_history(view)
     assert [(r, pile, count, mine) for r, pile, count, mine, _ in hist] == [
         (10, (), 0, 4), (9, (10, 13), 20, 3), (5, (), 0, 2), (8, (5, 12), 15, 1),
-        (7, (5, 12, 8), 23, 1)]
+        (7, (5, 12, 8), 23, 0)]  # after seat 0's go nobody follows the seven
     assert [later for *_, later in hist] == [[10, 9, 5, 8, 7], [9, 5, 8, 7], [5, 8, 7],
                                              [8, 7], [7]]
 
