@@ -50,6 +50,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from protocol.codec import SUBPROTOCOLS, Codec, encoding_for_subprotocol, validation_text
+from protocol.jsontext import JSON_SPACE
 from protocol.messages import ROOM_ID_PATTERN, CreateRoom
 from protocol.openapi import document as openapi_document
 
@@ -493,7 +494,7 @@ async def create_room(request: Request) -> Response:
         return _error(413, "too_large", f"the request body is longer than {limit} bytes")
     try:
         try:
-            data = json.loads(body) if body.strip() else {}
+            data = json.loads(body) if body.strip(JSON_SPACE) else {}
         except RecursionError:
             raise ValueError("the body nests too deeply") from None
         if not isinstance(data, dict):

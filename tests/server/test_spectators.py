@@ -191,6 +191,8 @@ async def test_a_slow_spectator_gets_a_snapshot_of_what_it_missed(make_server, c
     # From here on it follows by updates again.
     await play_game(players, seed=5)
     await slow.wait_until(lambda c: c.status == "game_over", 10)
+    # (the two read on their own: the steady one may still be a frame behind)
+    await steady.wait_until(lambda c: c.version == slow.version, 10)
     assert not slow.problems and slow.view == steady.view
     assert [f["type"] for f in slow.frames if f["type"] in ("update", "snapshot")
             and f["version"] > caught_up[0]["version"]].count("snapshot") == 0
