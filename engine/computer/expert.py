@@ -18,13 +18,18 @@ the opponent holdings consistent with what has been seen — the cards this seat
 less any the opponent cannot hold because it said go at a count — weighted by what they
 would say about the opponent (Bayes, the opponent taken to be ``standard``): the chance
 that it would have kept the four they make with the cards it has played
-(:data:`KEEP`, :func:`.winprob.keep_chance`), and :data:`AGREE_EPS` for each of its plays
-this deal that the ``standard`` model would not have made with them. With one or two cards
-held every holding is weighed exactly; with three or four, :data:`CANDIDATES` are drawn and
-:data:`SAMPLES` (:data:`SAMPLES_BIG`) of them searched, drawn in proportion to their
-weights. The opponent is modelled as the ``standard`` player
-(:class:`.lookahead.StandardModel`; it predicts standard's card about 85 % of the time),
-this seat takes its best card in each holding to the end of the play. Far from the end the
+(:data:`KEEP`, :func:`.winprob.keep_chance`), and for each of its plays this deal the
+chance that ``standard`` makes it with them (:data:`TIES`,
+:meth:`.lookahead.StandardModel.chance`: equal best cards share it, a near miss
+:data:`NEAR_EPS`, any other :data:`AGREE_EPS`). With one or two cards held every holding
+is weighed exactly (and with two, when there are more than :data:`SAMPLES`, that many
+drawn by weight are searched: :data:`RESAMPLE_PAIRS`); with three or four,
+:data:`CANDIDATES` are drawn from the exact weights of every rank shape with the keep
+chance (:data:`EXACT`) and :data:`SAMPLES` (:data:`SAMPLES_BIG`) of them searched, drawn
+in proportion to their weights after the plays. The opponent is modelled as the ``standard`` player
+(:class:`.lookahead.StandardModel`: given its whole hand and discards it chooses
+standard's rank, a tie allowed, every time; not seeing the discards, 98 %), this seat
+takes its best card in each holding to the end of the play. Far from the end the
 value is the average pegging margin (a game-ending peg counts for :data:`WIN_BONUS`); near
 the end it is the average chance to win once the deal is over (the show counted in order
 from the known hands: this seat's exactly, the opponent's from the holding by ranks, the
@@ -37,8 +42,9 @@ Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and ne
 a few thousand look-ups); a play is at most :data:`SAMPLES` searches (fewer with seven or
 eight cards left, :data:`SAMPLES_BIG`) of at most 4 x 4 cards (24 orders of this seat's
 cards, the opponent's replies fixed by the model, memoised) — bench/duplicate.py reports
-the CPU time per decision (play p99 about 15 ms; docs/performance.md, "Computer players"); the
-weighing is a table look-up and at most three model calls per candidate.
+the CPU time per decision (play p99 under 20 ms; docs/performance.md, "Computer players");
+the weighing is a pass over at most 1,820 rank shapes and at most three model calls per
+holding (none for a play without a choice).
 """
 
 from __future__ import annotations
@@ -51,7 +57,15 @@ from .common import FIVE_RANKS, rank_of, suit_of, unseen_cards
 from .discard import crib_average, crib_weight, rank_discards
 from .lookahead import VALUE, StandardModel, _after
 from .pegging import rank_plays
-from .winprob import DEALER_SHOW, PONE_SHOW, TARGETS, keep_chance, play_value, win_chance
+from .winprob import (
+    DEALER_SHOW,
+    PONE_SHOW,
+    TARGETS,
+    keep_chance,
+    keep_weights,
+    play_value,
+    win_chance,
+)
 
 NEAR = 45
 """Holes from the target (either side's) within which the expert plays for the win."""
@@ -86,12 +100,31 @@ have kept the four it makes with the cards it has played (:func:`.winprob.keep_c
 AGREE_EPS = 0.03
 """The weight a holding keeps for each of the opponent's plays this deal that the
 ``standard`` model would not have made with it (1: plays tell nothing; 0: a holding that
-disagrees once is impossible — too strict, the model predicts standard's card about 85 %
-of the time)."""
+disagrees once is impossible — too strict: the model does not see the opponent's discards,
+and misses standard's card 2 % of the time for it; 0.005 measured no different)."""
+
+TIES = True
+"""Judge a past play as ``standard`` makes it (:meth:`.lookahead.StandardModel.chance`):
+ranks of equal best value each as likely as the share of the hand they hold, a rank within
+:data:`NEAR_GAP` of the best :data:`NEAR_EPS`, any other :data:`AGREE_EPS`."""
+
+NEAR_GAP = 0.1
+"""Value (holes) within which a rank not the model's best is still a likely play."""
+
+NEAR_EPS = 0.2
+"""The weight of a play within :data:`NEAR_GAP` of the model's best."""
 
 CANDIDATES = 200
 """Opponent holdings drawn (three or four cards) before the :data:`SAMPLES` searched are
 drawn from them in proportion to their weights."""
+
+RESAMPLE_PAIRS = True
+"""With two cards held, search :data:`SAMPLES` holdings drawn by weight when there are more
+(all of them otherwise; the CPU budget)."""
+
+EXACT = True
+"""Draw the :data:`CANDIDATES` from every rank shape's exact weight with the keep chance
+(:func:`.winprob.keep_weights`), not uniformly from the unseen cards."""
 
 
 SEARCH = True
@@ -292,6 +325,44 @@ def _go_floor(view: dict) -> int:
     return floor
 
 
+def _exact_keep(view: dict, counts: list[int], held: int, rnd: random.Random,
+                draws: int) -> list[tuple[tuple[int, ...], float]]:
+    """Holdings of three or four cards drawn from their exact weights before the plays are
+    weighed: every shape of ``held`` ranks the counts allow, weighed by how many ways the
+    unseen cards make it times :func:`.winprob.keep_chance` of the four it makes with the
+    cards the opponent has laid; ``draws`` of them by systematic resampling, as
+    ``(shape, times)``, the keep chance included."""
+    opp = 1 - view["seat"]
+    played = tuple(rank_of(e["card"]) for e in view.get("played") or () if e["seat"] == opp)
+    opp_dealer = view["dealer"] == opp
+    if len(played) + held != 4 or len(played) > 1:
+        return []
+    shapes = keep_weights(counts, played, opp_dealer)
+    total = sum(w for _, w in shapes)
+    if total <= 0:
+        return []
+    return _resample(shapes, total, draws, rnd)
+
+
+def _resample(items: list[tuple[tuple[int, ...], float]], total: float, draws: int,
+              rnd: random.Random) -> list[tuple[tuple[int, ...], float]]:
+    """``draws`` of ``items`` (``(shape, weight)``, the weights summing to ``total`` > 0)
+    in proportion to their weights, by systematic resampling (one number from ``rnd``),
+    as sorted ``(shape, times)``."""
+    picks: dict[tuple[int, ...], float] = {}
+    step = total / draws
+    u = rnd.random() * step
+    acc = 0.0
+    i = 0
+    for shape, w in items:
+        acc += w
+        while u < acc and i < draws:
+            picks[shape] = picks.get(shape, 0.0) + 1.0
+            u += step
+            i += 1
+    return sorted(picks.items())
+
+
 def _holdings(view: dict, held: int, rnd: random.Random,
               samples: int = SAMPLES) -> list[tuple[tuple[int, ...], float]]:
     """The opponent's possible holdings of ``held`` cards, as sorted rank tuples with weights."""
@@ -326,6 +397,10 @@ def _holdings(view: dict, held: int, rnd: random.Random,
             if w:
                 out.append((shape, w))
         return out
+    if EXACT and KEEP:
+        got = _exact_keep(view, counts, held, rnd, samples)
+        if got:
+            return got
     merged: dict[tuple[int, ...], float] = {}
     for _ in range(samples):
         shape = tuple(sorted(rnd.sample(pool, held)))
@@ -369,9 +444,12 @@ def _opp_history(view: dict) -> list[tuple[int, tuple[int, ...], int, int, list[
 def _weigh(view: dict, holdings: list[tuple[tuple[int, ...], float]], held: int,
            rnd: random.Random, samples: int) -> list[tuple[tuple[int, ...], float]]:
     """The opponent's holdings weighted by what they say about it (see the module doc):
-    :func:`.winprob.keep_chance` of its four and :data:`AGREE_EPS` per play of this deal
-    the ``standard`` model would not have made; with three or four cards held, ``samples``
-    of them drawn by weight (systematic resampling with ``rnd``), as ``(shape, times)``."""
+    :func:`.winprob.keep_chance` of its four (already in the weights of holdings drawn by
+    :func:`_exact_keep`) and, per play of this deal, the chance ``standard`` makes it
+    (:data:`TIES`; else :data:`AGREE_EPS` for a play the model would not have made); with
+    three or four cards held (or more than ``samples`` holdings of two,
+    :data:`RESAMPLE_PAIRS`), ``samples`` of them drawn by weight (systematic resampling
+    with ``rnd``), as ``(shape, times)``."""
     seat = view["seat"]
     opp = 1 - seat
     played = tuple(rank_of(e["card"]) for e in view.get("played") or () if e["seat"] == opp)
@@ -395,37 +473,30 @@ def _weigh(view: dict, holdings: list[tuple[tuple[int, ...], float]], held: int,
     models: dict[tuple[int, tuple[int, ...]], StandardModel] = {}
     weighted = []
     for shape, w in holdings:
-        if KEEP and len(played) + len(shape) == 4:
+        if KEEP and len(played) + len(shape) == 4 and not (EXACT and held >= 3):
             w *= keep_chance((*played, *shape), opp_dealer)
         for j, (r, hpile, hcount, hmine, later) in enumerate(history):
             hand = tuple(sorted((*later, *shape)))
-            if len(set(hand)) <= 1:
-                continue
+            room = 31 - hcount
+            if len({x for x in hand if VALUE[x] <= room}) <= 1:
+                continue  # no choice: the play says nothing
             model = models.get((j, hand))
             if model is None:
                 counts = list(unseen_then[j])
                 for x in hand:
                     counts[x] -= 1
                 model = models[j, hand] = StandardModel([max(0, x) for x in counts])
-            if model(hand, hpile, hcount, (0,) * hmine) != r:
+            if TIES:
+                w *= model.chance(hand, hpile, hcount, hmine, r, NEAR_GAP, NEAR_EPS,
+                                  AGREE_EPS)
+            elif model(hand, hpile, hcount, (0,) * hmine) != r:
                 w *= AGREE_EPS
         weighted.append((shape, w))
     holdings = weighted
-    if held >= 3:
+    if held >= 3 or (RESAMPLE_PAIRS and len(holdings) > samples):
         total = sum(w for _, w in holdings)
         if total > 0:
-            picks: dict[tuple[int, ...], float] = {}
-            step = total / samples
-            u = rnd.random() * step
-            acc = 0.0
-            i = 0
-            for shape, w in holdings:
-                acc += w
-                while u < acc and i < samples:
-                    picks[shape] = picks.get(shape, 0.0) + 1.0
-                    u += step
-                    i += 1
-            holdings = sorted(picks.items())
+            holdings = _resample(holdings, total, samples, rnd)
     return holdings
 
 

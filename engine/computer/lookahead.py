@@ -317,6 +317,29 @@ def model_playout(mine: tuple[int, ...], theirs: tuple[int, ...], my_turn: bool,
     return me, them
 
 
+_LOW_PENALTY = tuple(0.05 * max(0, 5 - v) for v in VALUE)
+"""``standard``'s premium for keeping a low card (docs: :mod:`.pegging`), by rank."""
+
+_NONES: dict[tuple[int, int], list[float]] = {}
+_REPLIES: dict[tuple[tuple[int, ...], int], tuple[tuple[int, int], ...]] = {}
+_REPLIES_SIZE = 50_000
+"""Most piles :func:`_replies` remembers (emptied when full; a process's plays repeat)."""
+
+
+def _replies(pile: tuple[int, ...], count: int) -> tuple[tuple[int, int], ...]:
+    """Every rank that fits on ``pile`` at ``count`` with what it pegs, ``(rank, points)``."""
+    key = (pile, count)
+    got = _REPLIES.get(key)
+    if got is None:
+        if len(_REPLIES) >= _REPLIES_SIZE:
+            _REPLIES.clear()
+        room = 31 - count
+        got = tuple((r, peg_points((*pile, r), count + VALUE[r]))
+                    for r in range(1, 14) if VALUE[r] <= room)
+        _REPLIES[key] = got
+    return got
+
+
 class StandardModel:
     """The ``standard`` player's choice of card (:func:`.pegging.rank_plays`) by ranks,
     as an opponent model for :func:`search`: points now, the chance the next player is
@@ -335,36 +358,32 @@ class StandardModel:
         self.unseen = sum(base)
         self.memo: dict = {}
         self.replies: dict = {}
-        self.nones: dict = {}
 
     def _none(self, unseen: int, held: int) -> list[float]:
         """``P(held cards from unseen miss t given cards)`` for t = 0..unseen."""
         key = (unseen, held)
-        got = self.nones.get(key)
+        got = _NONES.get(key)
         if got is None:
             total = comb(unseen, held)
             got = [comb(unseen - t, held) / total for t in range(unseen + 1)]
-            self.nones[key] = got
+            _NONES[key] = got
         return got
 
-    def _reply(self, pile: tuple[int, ...], c: int, mine: tuple[int, ...]) -> float:
-        """The next player's expected best reply less the chance it is stuck."""
-        held = len(mine)
+    def _reply(self, pile: tuple[int, ...], c: int, held: int) -> float:
+        """The next player's (``held`` cards) expected best reply less the chance it is
+        stuck."""
         key = (pile, c, held)
         got = self.replies.get(key)
         if got is not None:
             return got
         counts = self.base
-        unseen = self.unseen
-        none = self._none(unseen, held)
-        room = 31 - c
+        none = self._none(self.unseen, held)
         playable = 0
         options = []
-        for r in range(1, 14):
+        for r, pts in _replies(pile, c):
             k = counts[r]
-            if k and VALUE[r] <= room:
+            if k:
                 playable += k
-                pts = peg_points((*pile, r), c + VALUE[r])
                 if pts:
                     options.append((pts, k))
         value = none[playable]
@@ -380,35 +399,69 @@ class StandardModel:
         self.replies[key] = value
         return value
 
+    def _value(self, hand: tuple[int, ...], pile: tuple[int, ...], count: int, held: int,
+               r: int) -> float:
+        """The ``standard`` value of laying rank ``r`` (it fits) from ``hand``."""
+        c = count + VALUE[r]
+        new_pile = (*pile, r)
+        pts = peg_points(new_pile, c)
+        if c == 31 or not held:
+            value = pts + (1.0 if c < 31 else 0.0)
+        else:
+            value = pts + self._reply(new_pile, c, held)
+        if not pile:
+            if r == 5:
+                value -= 0.5
+            if hand.count(r) >= 2:
+                value += 0.3
+        if pts == 0:
+            value -= _LOW_PENALTY[r]
+        return value
+
+    def values(self, hand: tuple[int, ...], pile: tuple[int, ...], count: int,
+               held: int) -> dict[int, float]:
+        """The ``standard`` value of every rank in ``hand`` that fits under 31 (the next
+        player holding ``held`` cards; 0: nobody follows), as ``{rank: value}``."""
+        room = 31 - count
+        return {r: self._value(hand, pile, count, held, r) for r in hand if VALUE[r] <= room}
+
+    def chance(self, hand: tuple[int, ...], pile: tuple[int, ...], count: int, held: int,
+               rank: int, near: float, near_eps: float, far_eps: float) -> float:
+        """How likely ``standard`` is to lay ``rank`` from ``hand`` (see :meth:`values`):
+        among ranks of equal best value it takes the first card of its hand, so each of
+        those cards equally (a share by how many it holds of each); a rank within ``near``
+        of the best ``near_eps``, any other ``far_eps`` (this model does not see the
+        opponent's discards, which move the values a little)."""
+        vals = self.values(hand, pile, count, held)
+        got = vals.get(rank)
+        if got is None:
+            return far_eps
+        best = max(vals.values())
+        if got >= best - 1e-9:
+            ties = [r for r, x in vals.items() if x >= best - 1e-9]
+            if len(ties) == 1:
+                return 1.0
+            return hand.count(rank) / sum(hand.count(r) for r in ties)
+        return near_eps if got >= best - near else far_eps
+
     def __call__(self, hand: tuple[int, ...], pile: tuple[int, ...], count: int,
                  mine: tuple[int, ...]) -> int:
-        """The rank laid from ``hand`` on ``pile`` at ``count``, the searching seat holding
-        ``mine``."""
+        """The rank laid from ``hand`` (sorted) on ``pile`` at ``count``, the searching
+        seat holding ``mine``: the best of :meth:`values`, the lowest rank of those tied."""
         key = (hand, pile, count, len(mine))
         got = self.memo.get(key)
         if got is not None:
             return got
         best_rank, best_value = 0, -1e18
         room = 31 - count
+        held = len(mine)
         for r in hand:
             v = VALUE[r]
             if v > room or r == best_rank:
                 continue
-            c = count + v
-            new_pile = (*pile, r)
-            pts = peg_points(new_pile, c)
-            if c == 31 or not mine:
-                value = pts + (1.0 if c < 31 else 0.0)
-            else:
-                value = pts + self._reply(new_pile, c, mine)
-            if not pile:
-                if r == 5:
-                    value -= 0.5
-                if hand.count(r) >= 2:
-                    value += 0.3
-            if pts == 0:
-                value -= 0.05 * max(0, 5 - v)
+            value = self._value(hand, pile, count, held, r)
             if value > best_value:
                 best_value, best_rank = value, r
         self.memo[key] = best_rank
         return best_rank
+

@@ -91,3 +91,52 @@ def keep_chance(ranks: list[int] | tuple[int, ...], dealer: bool) -> float:
     """
     i = _SHAPES[tuple(sorted(ranks))] * 2 + (1 if dealer else 0)
     return _KEEP[i] / 65535.0
+
+
+_COMB = ((1, 0, 0, 0, 0), (1, 1, 0, 0, 0), (1, 2, 1, 0, 0), (1, 3, 3, 1, 0), (1, 4, 6, 4, 1))
+_BY_HELD: dict[tuple[int, int], list[tuple[tuple[int, ...], tuple[tuple[int, int], ...], int]]] = {}
+
+
+def _shapes_with(held: int, played: int) -> list:
+    """Every shape of ``held`` ranks with its ranks' multiplicities and the keep table's
+    index of the four it makes with ``played`` (0: none laid, with ``held`` 4)."""
+    key = (held, played)
+    got = _BY_HELD.get(key)
+    if got is None:
+        got = []
+        for shape in combinations_with_replacement(range(1, 14), held):
+            mult = tuple((r, shape.count(r)) for r in sorted(set(shape)))
+            four = tuple(sorted((*shape, played))) if played else shape
+            got.append((shape, mult, _SHAPES[four] * 2))
+        _BY_HELD[key] = got
+    return got
+
+
+def keep_weights(counts: list[int] | tuple[int, ...], played: tuple[int, ...],
+                 dealer: bool) -> list[tuple[tuple[int, ...], float]]:
+    """The opponent's possible rank shapes of ``4 - len(played)`` cards (``played``: the
+    ranks it has laid, none or one) with their weights: how many ways ``counts`` (unseen
+    cards by rank, index 1..13, at most 4 each) make the shape, times :func:`keep_chance`
+    of the four. Shapes of weight 0 are left out.
+
+    Raises:
+        ValueError: ``played`` holds more than one rank.
+    """
+    if len(played) > 1:
+        raise ValueError("keep_weights takes at most one laid rank")
+    table = _shapes_with(4 - len(played), played[0] if played else 0)
+    off = 1 if dealer else 0
+    keep = _KEEP
+    comb = _COMB
+    out = []
+    for shape, mult, i in table:
+        w = 1
+        for r, m in mult:
+            w *= comb[counts[r]][m]
+            if not w:
+                break
+        if w:
+            k = keep[i + off]
+            if k:
+                out.append((shape, w * k / 65535.0))
+    return out

@@ -4,7 +4,9 @@ strength and CPU time are measured by bench/duplicate.py)."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import random
 
 import pytest
@@ -14,8 +16,8 @@ import engine
 from engine import GameOptions
 from engine.computer import LEVELS, decide, expert, suggest
 from engine.computer.expert import _go_floor, _opp_history, _weigh
-from engine.computer.lookahead import model_playout, search
-from engine.computer.winprob import keep_chance, pone_chance, win_chance
+from engine.computer.lookahead import StandardModel, model_playout, search
+from engine.computer.winprob import keep_chance, keep_weights, pone_chance, win_chance
 
 
 def plain(view: dict) -> dict:
@@ -154,6 +156,82 @@ def test_holdings_that_contradict_the_opponents_play_weigh_less(monkeypatch) -> 
     weighed = dict(_weigh(view, [((4, 13), 1.0), ((13, 13), 1.0)], 2, random.Random(1), 30))
     # (Both may disagree with the lead of the ten: the model would lead from a pair.)
     assert weighed[(4, 13)] == pytest.approx(expert.AGREE_EPS * weighed[(13, 13)])
+
+
+def test_tied_plays_by_share(monkeypatch) -> None:
+    """I led a five; the opponent laid a king for fifteen. With a queen as well it had two
+    equal best cards (standard lays whichever its hand lists first): half the weight of a
+    hand whose only fifteen was the king; a hand whose queen was clearly better (two
+    queens: fewer left to pair it) is a far mismatch (AGREE_EPS)."""
+    monkeypatch.setattr(expert, "KEEP", False)
+    view = {"seat": 0, "dealer": 1, "hand": ["2C", "3C", "4D"], "kept": [],
+            "my_discards": ["9C", "9H"], "starter": "AS", "sides": [0, 1],
+            "played": [{"seat": 0, "card": "5C"}, {"seat": 1, "card": "KS"}]}
+    shapes = [(2, 7, 12), (2, 7, 13), (7, 12, 12), (3, 6, 7)]
+    weighed = dict(_weigh(view, [(s, 1.0) for s in shapes], 2, random.Random(1), 30))
+    assert weighed[(2, 7, 13)] == 1.0 and weighed[(3, 6, 7)] == 1.0
+    assert weighed[(2, 7, 12)] == pytest.approx(0.5)
+    assert weighed[(7, 12, 12)] == pytest.approx(expert.AGREE_EPS)
+    monkeypatch.setattr(expert, "TIES", False)  # the old rule: the model's one card
+    weighed = dict(_weigh(view, [(s, 1.0) for s in shapes], 2, random.Random(1), 30))
+    # The model's one card is the lower tied rank, the queen: the tie counted as a miss.
+    assert weighed[(2, 7, 12)] == pytest.approx(expert.AGREE_EPS)
+
+
+def test_many_pairs_are_drawn_by_weight(monkeypatch) -> None:
+    """Two cards held and more holdings than samples: that many drawn by weight (times
+    summing to the samples), the heaviest drawn most; fewer holdings are kept as they are."""
+    monkeypatch.setattr(expert, "KEEP", False)
+    view = {"seat": 0, "dealer": 1, "hand": ["2C", "3C"], "kept": [], "my_discards": [],
+            "starter": "AS", "sides": [0, 1], "played": []}
+    shapes = [(a, b) for a in range(1, 14) for b in range(a, 14)][:60]
+    holdings = [(s, 10.0 if s == (1, 2) else 1.0) for s in shapes]
+    drawn = dict(_weigh(view, holdings, 2, random.Random(3), 20))
+    assert sum(drawn.values()) == 20 and len(drawn) < 20
+    assert drawn[(1, 2)] == max(drawn.values()) >= 2
+    kept = dict(_weigh(view, holdings[:15], 2, random.Random(3), 20))
+    assert kept == dict(holdings[:15])
+
+
+def test_model_chance_and_choice() -> None:
+    """StandardModel.chance: tied best ranks by their share of the hand (summing to 1),
+    near misses NEAR_EPS, others AGREE_EPS; the model's own choice is the lowest tied."""
+    base = [0] + [3] * 13
+    model = StandardModel(base)
+    hand = (11, 11, 12)  # on a three: jack and queen both make 13, the same replies
+    vals = model.values(hand, (3,), 3, 2)
+    assert vals[11] == pytest.approx(vals[12])
+    assert model.chance(hand, (3,), 3, 2, 11, 0.1, 0.2, 0.03) == pytest.approx(2 / 3)
+    assert model.chance(hand, (3,), 3, 2, 12, 0.1, 0.2, 0.03) == pytest.approx(1 / 3)
+    assert model.chance(hand, (3,), 3, 2, 5, 0.1, 0.2, 0.03) == 0.03  # not in the hand
+    assert model(hand, (3,), 3, (0, 0)) == 11
+    # On a count of 27 only the ace fits: one choice, certain.
+    assert model.chance((1, 12), (10, 10, 7), 27, 2, 1, 0.1, 0.2, 0.03) == 1.0
+
+
+def test_keep_weights_enumerate_every_shape() -> None:
+    """keep_weights: every shape the counts allow, weighed by its ways times the keep
+    chance, exactly as enumerating cards would; none for a shape the counts forbid."""
+    rnd = random.Random(7)
+    for _ in range(5):
+        counts = [0] + [rnd.randint(0, 4) for _ in range(13)]
+        for played in ((), (rnd.randint(1, 13),)):
+            for dealer in (False, True):
+                got = dict(keep_weights(counts, played, dealer))
+                want = {}
+                for shape in itertools.combinations_with_replacement(range(1, 14),
+                                                                     4 - len(played)):
+                    ways = 1
+                    for r in set(shape):
+                        ways *= math.comb(counts[r], shape.count(r))
+                    w = ways * keep_chance((*played, *shape), dealer)
+                    if w:
+                        want[shape] = w
+                assert got.keys() == want.keys()
+                for shape, w in want.items():
+                    assert got[shape] == pytest.approx(w)
+    with pytest.raises(ValueError):
+        keep_weights([0] + [4] * 13, (1, 2), False)
 
 
 def test_search_counts_the_play() -> None:
