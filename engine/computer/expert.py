@@ -42,7 +42,8 @@ Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and ne
 a few thousand look-ups); a play is at most :data:`SAMPLES` searches (fewer with seven or
 eight cards left, :data:`SAMPLES_BIG`) of at most 4 x 4 cards (24 orders of this seat's
 cards, the opponent's replies fixed by the model, memoised) — bench/duplicate.py reports
-the CPU time per decision (play p99 under 20 ms; docs/performance.md, "Computer players");
+the CPU time per decision (play median about 6 ms, p99 13 to 16 ms timed alone and about
+24 ms with two workers on two cores; docs/performance.md, "Computer players");
 the weighing is a pass over at most 1,820 rank shapes and at most three model calls per
 holding (none for a play without a choice).
 """
