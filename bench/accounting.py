@@ -289,6 +289,11 @@ class StandInWriter:
     def is_closing(self) -> bool:
         return False
 
+    @property
+    def transport(self) -> "StandInWriter":
+        """redis-py 8 asks ``writer.transport.is_closing()`` before it writes."""
+        return self
+
     def command(self) -> list[str]:
         """The last command written, parsed back from RESP (untimed use only)."""
         data = b"".join(self.sent)
