@@ -68,10 +68,18 @@ try {
     ws.send(JSON.stringify({type: "resync"}));
     snapshot = await next(ws, "snapshot");
   }
-  ws.send(JSON.stringify({type: "act", action_id: "x1",
-                          action: {type: "discard", cards: snapshot.view.hand.slice(0, 2)}}));
-  const ack = await next(ws, "ack");
-  result.acked = ack.action_id === "x1";
+  // "busy" means nothing was applied: a client sends the same action again (docs/protocol.md).
+  for (let attempt = 0; attempt < 5 && !result.acked; attempt++) {
+    ws.send(JSON.stringify({type: "act", action_id: "x1",
+                            action: {type: "discard", cards: snapshot.view.hand.slice(0, 2)}}));
+    try {
+      const ack = await next(ws, "ack");
+      result.acked = ack.action_id === "x1";
+    } catch (err) {
+      if (String(err && err.message) !== "busy") throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
 } catch (err) {
   result.error = String(err && err.message || err);
 }
