@@ -290,7 +290,7 @@ class StandInWriter:
         return False
 
     @property
-    def transport(self) -> "StandInWriter":
+    def transport(self) -> StandInWriter:
         """redis-py 8 asks ``writer.transport.is_closing()`` before it writes."""
         return self
 

@@ -39,11 +39,11 @@ With three or four players, in partnerships and in Lowball it plays as ``standar
 (:mod:`.discard`, :mod:`.pegging`): measured equal in bench/duplicate.py by construction.
 
 Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and near the end
-a few thousand look-ups); a play is at most :data:`SAMPLES` searches (fewer with seven or
-eight cards left, :data:`SAMPLES_BIG`) of at most 4 x 4 cards (24 orders of this seat's
-cards, the opponent's replies fixed by the model, memoised) — bench/duplicate.py reports
-the CPU time per decision (play median about 6 ms, p99 13 to 16 ms timed alone and about
-24 ms with two workers on two cores; docs/performance.md, "Computer players");
+a few thousand look-ups); a play is at most :data:`SAMPLES` searches of at most 4 x 4
+cards (24 orders of this seat's cards, the opponent's replies fixed by the model,
+memoised) — bench/duplicate.py reports the CPU time per decision (play median about 9 ms,
+p99 about 75 ms with two workers on two cores: over 20 ms, so the server decides in its
+computer processes, off the event loop; docs/performance.md, "Computer players");
 the weighing is a pass over at most 1,820 rank shapes and at most three model calls per
 holding (none for a play without a choice).
 """
@@ -77,12 +77,16 @@ NEAR_DISCARD = 45
 MEAN_CRIB = 4.7
 """The average crib (docs/performance.md, "Computer players"), in the measured dealer's show."""
 
-SAMPLES = 40
-"""Opponent holdings sampled for a play when it holds three cards and this seat three or
-fewer; fewer (:data:`SAMPLES_BIG`) when the two hold seven or eight (a deeper search)."""
+SAMPLES = 80
+"""Opponent holdings searched for a play (drawn by weight from :data:`CANDIDATES`), unless
+:data:`SAMPLES_BIG` says otherwise. 80 against 40 measured +0.05 points per pair of deals
+(1,000 seeds, within the noise of one run, in every pair of runs compared) for 1.7 times
+the CPU: docs/performance.md, rows Z6 and Z10."""
 
-SAMPLES_BIG = {7: 28, 8: 20}
-"""Samples by the cards both seats hold, when seven or eight (the CPU budget)."""
+SAMPLES_BIG: dict[int, int] = {}
+"""Samples by the cards both seats hold, where fewer than :data:`SAMPLES` are searched (the
+CPU budget; empty: none. Until row Z10 of docs/performance.md 28 with seven and 20 with
+eight)."""
 
 WIN_BONUS = 200.0
 """Margin-mode value of reaching the target in the play (a sure game beats any points)."""
@@ -115,7 +119,7 @@ NEAR_GAP = 0.1
 NEAR_EPS = 0.2
 """The weight of a play within :data:`NEAR_GAP` of the model's best."""
 
-CANDIDATES = 200
+CANDIDATES = 400
 """Opponent holdings drawn (three or four cards) before the :data:`SAMPLES` searched are
 drawn from them in proportion to their weights."""
 
