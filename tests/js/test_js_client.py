@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -44,10 +45,22 @@ def test_js_client_node_suite() -> None:
     files = sorted(str(p.relative_to(JS)) for p in (JS / "test").glob("*.test.js"))
     assert files, "no Node test files in clients/js/test"
     env = {**os.environ, "PYTHON": sys.executable}
-    done = subprocess.run(
-        [node, "--test", "--test-concurrency=1", *files],
-        cwd=JS, env=env, capture_output=True, text=True, timeout=600,
+    # --test-force-exit: a test that fails half-way can leave a client reconnecting, and
+    # Node would then wait for it for ever; the failure is reported instead. Its own
+    # process group, so that on a timeout nothing it started is left running.
+    proc = subprocess.Popen(
+        [node, "--test", "--test-concurrency=1", "--test-force-exit", *files],
+        cwd=JS, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
     )
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        raise AssertionError(
+            f"node --test did not end in 600 s:\n{(stdout + stderr)[-30000:]}") from None
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"node --test failed (exit {done.returncode}):\n{output[-30000:]}"
     passed = re.search(r"^# pass (\d+)$", done.stdout, re.MULTILINE)
