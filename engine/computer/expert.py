@@ -41,8 +41,8 @@ With three or four players, in partnerships and in Lowball it plays as ``standar
 Cost, by design: a discard is 15 table look-ups on top of ``standard``'s (and near the end
 a few thousand look-ups); a play is at most :data:`SAMPLES` searches of at most 4 x 4
 cards (24 orders of this seat's cards, the opponent's replies fixed by the model,
-memoised) — bench/duplicate.py reports the CPU time per decision (play median about 9 ms,
-p99 about 75 ms with two workers on two cores: over 20 ms, so the server decides in its
+memoised) — bench/duplicate.py reports the CPU time per decision (play median 7 to 9 ms,
+p99 58 to 74 ms with two workers on two cores: over 20 ms, so the server decides in its
 computer processes, off the event loop; docs/performance.md, "Computer players");
 the weighing is a pass over at most 1,820 rank shapes and at most three model calls per
 holding (none for a play without a choice).
