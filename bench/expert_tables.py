@@ -12,21 +12,26 @@ Three tables, all for two players:
    so the scores grow and the recursion ends). Also the distributions of the pone's show
    (hand) and the dealer's (hand + crib) points.
 2. **The play's margin of a kept four**: for each of the 1,820 rank shapes of four cards,
-   as pone and as dealer, the average pegs of this seat and of the opponent over
-   ``--playouts`` plays against four random other cards, both seats playing as
+   as pone and as dealer, the average pegs of this seat and of the opponent over every
+   four the opponent may keep (each weighed by the ways the rest of the pack makes it
+   times the chance ``standard`` keeps it in its role: table 3), both seats playing as
    ``standard`` does (:class:`engine.computer.lookahead.StandardModel`, each seeing the
-   other's cards as unseen).
+   other's cards as unseen). Exact, not sampled: about 6.6 million plays.
 3. **What a rational opponent keeps**: for each of the 1,820 rank shapes of four cards, as
    pone and as dealer, the chance that ``standard`` keeps a four of that shape when it is
    among the six cards dealt (``--keep-hands`` random six-card hands per role, standard's
    own discard of each: of the 15 fours in a hand, which it keeps). The ``expert`` weighs
    the opponent holdings it searches by it (Bayes: the holding's prior times the chance
    that the opponent would have kept it).
+4. **The crib with a rational opponent's throw**: for each of the 91 rank pairs a seat
+   may throw, to its own crib and to the opponent's, the average rank count of the crib
+   when the opponent's two cards are what ``standard`` throws in its role (counted over
+   the same hands as table 3) and the starter is any other card.
 
 The games are seeded, so a rebuild gives the same tables. From the repository root (about
-seven minutes on the two cores of the development machine)::
+five minutes on the two cores of the development machine)::
 
-    python bench/expert_tables.py --games 6000 --playouts 400 --keep-hands 100000
+    python bench/expert_tables.py --games 6000 --keep-hands 100000
 
 numpy is used here (a bench tool) for the dynamic programme; the engine reads the result
 with the standard library only.
@@ -37,6 +42,7 @@ from __future__ import annotations
 import argparse
 import base64
 import itertools
+import math
 import multiprocessing as mp
 import random
 import struct
@@ -52,7 +58,7 @@ import numpy as np  # noqa: E402
 
 import engine  # noqa: E402
 from engine.computer import decide  # noqa: E402
-from engine.computer.common import ALL_CARDS, rank_of  # noqa: E402
+from engine.computer.common import ALL_CARDS, FIVE_RANKS, rank_of  # noqa: E402
 from engine.computer.discard import rank_discards  # noqa: E402
 from engine.computer.lookahead import StandardModel, model_playout  # noqa: E402
 
@@ -143,8 +149,6 @@ def distribution(deals: list, role: int, sources: tuple[str, ...]) -> list[float
     return [round(counts.get(x, 0) / len(deals), 5) for x in range(top + 1)]
 
 
-MODEL = "standard"
-
 
 def _unseen(keep: tuple[int, ...]) -> list[int]:
     base = [0] + [4] * 13
@@ -153,39 +157,71 @@ def _unseen(keep: tuple[int, ...]) -> list[int]:
     return base
 
 
-def _peg_row(args: tuple[tuple[int, ...], int, int]) -> tuple[float, float, float, float]:
-    keep, playouts, seed = args
-    rnd = random.Random(seed)
-    pack = [r for r in range(1, 14) for _ in range(4)]
+_KEEPS: list[float] = []
+_OPP_MODELS: dict[tuple[int, ...], StandardModel] = {}
+
+
+def _peg_init(keeps: list[float]) -> None:
+    _KEEPS[:] = keeps
+
+
+def _peg_row(keep: tuple[int, ...]) -> tuple[float, float, float, float]:
+    """The average pegs ``(pone: mine, theirs, dealer: mine, theirs)`` of a kept four of
+    ranks ``keep`` against every four the opponent may keep, each weighed by the ways the
+    rest of the pack makes it times the chance ``standard`` keeps it in the opponent's role
+    (the keep table); both seats play as ``standard`` does."""
+    mine = [0] * 14
     for r in keep:
-        pack.remove(r)
+        mine[r] += 1
     me = StandardModel(_unseen(keep))
     out = []
-    for lead in (True, False):  # pone leads; as dealer the opponent leads
-        mine = theirs = 0
-        for _ in range(playouts):
-            other = tuple(rnd.sample(pack, 4))
-            choose = (me, StandardModel(_unseen(other))) if MODEL == "standard" else None
-            a, b = model_playout(keep, other, lead, choose)
-            mine += a
-            theirs += b
-        out += [mine / playouts, theirs / playouts]
+    for lead in (True, False):  # as pone this seat leads; the opponent is the dealer
+        off = 1 if lead else 0  # the opponent's role in the keep table: dealer when we lead
+        total = my_pegs = their_pegs = 0.0
+        for i, other in enumerate(_SHAPES):
+            w = 1
+            for r in set(other):
+                w *= math.comb(4 - mine[r], other.count(r))
+                if not w:
+                    break
+            if not w:
+                continue
+            w *= _KEEPS[2 * i + off]
+            model = _OPP_MODELS.get(other)
+            if model is None:
+                model = _OPP_MODELS[other] = StandardModel(_unseen(other))
+            a, b = model_playout(keep, other, lead, (me, model))
+            total += w
+            my_pegs += w * a
+            their_pegs += w * b
+        out += [my_pegs / total, their_pegs / total]
     return tuple(out)  # pone: mine, theirs; dealer: mine, theirs
 
 
-def peg_table(playouts: int) -> list[tuple[float, float, float, float]]:
-    shapes = [c for c in combinations_with_replacement(range(1, 14), 4)]
-    with mp.Pool(2) as pool:
-        return pool.map(_peg_row, [(s, playouts, i) for i, s in enumerate(shapes)], 20)
+_SHAPES = list(combinations_with_replacement(range(1, 14), 4))
 
 
-def _keep_counts(args: tuple[bool, int, str]) -> tuple[bool, dict, dict]:
+def peg_table(keeps: list[float]) -> list[tuple[float, float, float, float]]:
+    """The play's pegs of every kept four by role, exactly over the opponent's keeps
+    (``keeps``: :func:`keep_table`'s chances); about 6.6 million plays, a few minutes."""
+    with mp.Pool(2, initializer=_peg_init, initargs=(keeps,)) as pool:
+        out = []
+        for i, row in enumerate(pool.imap(_peg_row, _SHAPES, 10)):
+            out.append(row)
+            if i % 200 == 0:
+                print(f"  peg table {i}/{len(_SHAPES)}", file=sys.stderr, flush=True)
+        return out
+
+
+def _keep_counts(args: tuple[bool, int, str]) -> tuple[bool, dict, dict, dict]:
     """Of ``n`` random six-card hands (seeded), how often each rank shape of four appears
-    among a hand's 15 fours and how often ``standard`` keeps it, as dealer or as pone."""
+    among a hand's 15 fours and how often ``standard`` keeps it, as dealer or as pone; and
+    how often it throws each rank pair to the crib."""
     dealer, n, seed = args
     rnd = random.Random(seed)
     appear: dict[tuple[int, ...], int] = {}
     kept: dict[tuple[int, ...], int] = {}
+    thrown: dict[tuple[int, ...], int] = {}
     for _ in range(n):
         hand = rnd.sample(ALL_CARDS, 6)
         view = {"hand": hand, "seat": 0, "dealer": 0 if dealer else 1, "sides": [0, 1],
@@ -196,20 +232,26 @@ def _keep_counts(args: tuple[bool, int, str]) -> tuple[bool, dict, dict]:
             appear[shape] = appear.get(shape, 0) + 1
             if i == 0:
                 kept[shape] = kept.get(shape, 0) + 1
-    return dealer, appear, kept
+                pair = tuple(sorted(rank_of(c) for c in row["cards"]))
+                thrown[pair] = thrown.get(pair, 0) + 1
+    return dealer, appear, kept, thrown
 
 
-def keep_table(hands: int) -> list[float]:
+def keep_table(hands: int) -> tuple[list[float], dict[bool, dict[tuple[int, ...], int]]]:
     """Per rank shape of four (in ``combinations_with_replacement`` order), the chance that
     ``standard`` keeps it as pone and as dealer, interleaved: ``[pone, dealer, ...]``
-    (Laplace-smoothed: a shape never seen kept still has a small chance)."""
+    (Laplace-smoothed: a shape never seen kept still has a small chance); and, by role
+    (True: as dealer), how many times it threw each rank pair."""
     chunk = 10_000
     tasks = [(dealer, min(chunk, hands - i), f"keep-{dealer}-{i}")
              for dealer in (False, True) for i in range(0, hands, chunk)]
     appear: dict[tuple[bool, tuple[int, ...]], int] = {}
     kept: dict[tuple[bool, tuple[int, ...]], int] = {}
+    thrown: dict[bool, dict[tuple[int, ...], int]] = {False: {}, True: {}}
     with mp.Pool(2) as pool:
-        for dealer, a, k in pool.imap_unordered(_keep_counts, tasks):
+        for dealer, a, k, t in pool.imap_unordered(_keep_counts, tasks):
+            for pair, v in t.items():
+                thrown[dealer][pair] = thrown[dealer].get(pair, 0) + v
             for shape, v in a.items():
                 appear[dealer, shape] = appear.get((dealer, shape), 0) + v
             for shape, v in k.items():
@@ -219,6 +261,40 @@ def keep_table(hands: int) -> list[float]:
         for dealer in (False, True):
             out.append((kept.get((dealer, shape), 0) + 0.5)
                        / (appear.get((dealer, shape), 0) + 1.0))
+    return out, thrown
+
+
+def crib_table(thrown: dict[bool, dict[tuple[int, ...], int]]) -> list[float]:
+    """Per rank pair a seat throws (in ``combinations_with_replacement`` order), the
+    average rank count of the crib (pairs, fifteens, runs: no flush or nobs) when the
+    opponent's two cards are what ``standard`` throws (``thrown``: the pairs it threw, by
+    role) and the starter is any other card: ``[the opponent's crib, this seat's crib,
+    ...]``. The opponent's pair is weighed by how often it throws it times the chance the
+    pack still holds it once this seat's pair is out."""
+    out = []
+    for pair in combinations_with_replacement(range(1, 14), 2):
+        avail = [0] + [4] * 13
+        for r in pair:
+            avail[r] -= 1
+        for i_deal in (False, True):
+            # My crib holds the pone's throw; the dealer's holds its own.
+            total = weight = 0.0
+            for other, n in thrown[not i_deal].items():
+                w = float(n)
+                for r in set(other):
+                    k = other.count(r)
+                    w *= math.comb(avail[r], k) / math.comb(4, k)
+                if not w:
+                    continue
+                left = list(avail)
+                for r in other:
+                    left[r] -= 1
+                cards = sum(left)
+                count = sum(left[s] * FIVE_RANKS[tuple(sorted((*pair, *other, s)))]
+                            for s in range(1, 14) if left[s])
+                total += w * count / cards
+                weight += w
+            out.append(total / weight)
     return out
 
 
@@ -232,7 +308,6 @@ def _pack16(values: list[float], scale: float, offset: float = 0.0) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=6000)
-    parser.add_argument("--playouts", type=int, default=400)
     parser.add_argument("--keep-hands", type=int, default=100_000,
                         help="random six-card hands per role for the keep table")
     args = parser.parse_args()
@@ -244,14 +319,15 @@ def main() -> None:
     print(f"win tables at {time.perf_counter() - wall:.0f} s", file=sys.stderr)
     pone_show = distribution(deals, 0, ("hand",))
     dealer_show = distribution(deals, 1, ("hand", "crib"))
-    pegs = peg_table(args.playouts)
-    print(f"peg table at {time.perf_counter() - wall:.0f} s", file=sys.stderr)
-    keeps = keep_table(args.keep_hands)
+    keeps, thrown = keep_table(args.keep_hands)
+    cribs = crib_table(thrown)
     print(f"keep table at {time.perf_counter() - wall:.0f} s", file=sys.stderr)
+    pegs = peg_table(keeps)
+    print(f"peg table at {time.perf_counter() - wall:.0f} s", file=sys.stderr)
     lines = [
         '"""Tables of the ``expert`` computer player (issue 22), made by bench/expert_tables.py:',
         "",
-        f"    python bench/expert_tables.py --games {args.games} --playouts {args.playouts}"
+        f"    python bench/expert_tables.py --games {args.games}"
         f" --keep-hands {args.keep_hands}",
         "",
         f"from {len(deals)} completed deals of standard against standard (2 players). Do not",
@@ -259,7 +335,6 @@ def main() -> None:
         '"""',
         "",
         f"DEALS = {len(deals)}",
-        f"PLAYOUTS = {args.playouts}",
         f"KEEP_HANDS = {args.keep_hands}",
         "",
     ]
@@ -270,6 +345,7 @@ def main() -> None:
     flat = [x for row in pegs for x in row]
     lines += ['PEG = """', _pack16(flat, 1000.0), '"""', ""]
     lines += ['KEEP = """', _pack16(keeps, 65535.0), '"""', ""]
+    lines += ['CRIB = """', _pack16(cribs, 1000.0), '"""', ""]
     body = "\n".join(lines)
     # Keep the long literal lists within the line length.
     out = []

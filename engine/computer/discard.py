@@ -60,8 +60,19 @@ def crib_average(discards: tuple[str, ...]) -> float:
         Memoised on the card texts; the rank part is shared by every suit combination.
     """
     ranks = tuple(sorted(rank_of(c) for c in discards))
+    return _with_suits(discards, _rank_part(ranks, 4 - len(discards)))
+
+
+@cache
+def crib_suit_part(discards: tuple[str, ...]) -> float:
+    """The flush and his nobs part of :func:`crib_average` (holes): the crib's suits
+    with random other cards and a random starter (docs/rules.md §4.2)."""
+    return _with_suits(discards, 0.0)
+
+
+def _with_suits(discards: tuple[str, ...], value: float) -> float:
+    """``value`` plus the crib's flush and his nobs chances (see :func:`crib_average`)."""
     others = 4 - len(discards)
-    value = _rank_part(ranks, others)
     pool = 52 - len(discards)
     suits = [suit_of(c) for c in discards]
     # Flush: every crib card and the starter of one suit (docs/rules.md §4.2).

@@ -6,8 +6,10 @@ deterministic (its samples are drawn from a generator seeded by the view) and us
 standard library only. With two players (Lowball excepted):
 
 **Discards** are ranked by ``hand + w * crib + play`` — the ``standard`` player's exact hand
-and crib-table values (:mod:`.discard`) plus the kept four's average pegging margin from a
-table (:func:`.winprob.play_value`). Near the end (a side within :data:`NEAR` holes of the
+value (:mod:`.discard`), the crib with the opponent's two cards as ``standard`` throws them
+(:func:`crib_value`, a table: :func:`.winprob.crib_ranks`), plus the kept four's average
+pegging margin against every four a rational opponent keeps (a table:
+:func:`.winprob.play_value`). Near the end (a side within :data:`NEAR` holes of the
 target) they are ranked by the chance to win instead: the kept hand's count over every
 starter, the play's average pegs, the opponent's show from its measured distribution (the
 pone counts first), and the table's chance to win from the scores after the deal
@@ -33,7 +35,7 @@ takes its best card in each holding to the end of the play. Far from the end the
 value is the average pegging margin (a game-ending peg counts for :data:`WIN_BONUS`); near
 the end it is the average chance to win once the deal is over (the show counted in order
 from the known hands: this seat's exactly, the opponent's from the holding by ranks, the
-crib at its average).
+crib at its average), plus :data:`TILT` per hole of the play's pegging margin.
 
 With three or four players, in partnerships and in Lowball it plays as ``standard``
 (:mod:`.discard`, :mod:`.pegging`): measured equal in bench/duplicate.py by construction.
@@ -55,13 +57,14 @@ import random
 from math import comb
 
 from .common import FIVE_RANKS, rank_of, suit_of, unseen_cards
-from .discard import crib_average, crib_weight, rank_discards
+from .discard import crib_average, crib_suit_part, crib_weight, rank_discards
 from .lookahead import VALUE, StandardModel, _after
 from .pegging import rank_plays
 from .winprob import (
     DEALER_SHOW,
     PONE_SHOW,
     TARGETS,
+    crib_ranks,
     keep_chance,
     keep_weights,
     play_value,
@@ -135,6 +138,19 @@ EXACT = True
 SEARCH = True
 """Pegging by the search (False: ``standard``'s one-reply pegging; for experiments)."""
 
+TILT = 0.002
+"""Near the end a card is worth its chance to win plus this much per hole of pegging
+margin (the search's leaf): a tie-break among lines the win table cannot tell apart (its
+chances are good to a few tenths of a percent). Measured +0.03 points per pair of deals
+and no change in wins beyond the noise; the same on discards measured nothing
+(docs/performance.md, rows Z15 and Z20). 0: the chance to win alone."""
+
+CRIB = True
+"""Value the crib with the opponent's two cards as ``standard`` throws them
+(:func:`crib_value`), not as random cards (:func:`.discard.crib_average`, as ``standard``
+does)."""
+
+
 
 _JACK = 11
 
@@ -162,6 +178,17 @@ def near_end(view: dict, near: int | None = None) -> bool:
 
 
 # -- discards -----------------------------------------------------------------------------
+
+
+def crib_value(cards: list[str] | tuple[str, ...], i_deal: bool) -> float:
+    """The average crib (holes) that two cards thrown by this seat make with the
+    opponent's throw as ``standard`` makes it (:func:`.winprob.crib_ranks`) and a random
+    starter; flush and his nobs as :func:`.discard.crib_average` counts them. ``i_deal``:
+    the crib is this seat's (it deals)."""
+    if not CRIB or len(cards) != 2:
+        return crib_average(tuple(sorted(cards)))
+    key = tuple(sorted(cards))
+    return crib_ranks([rank_of(c) for c in key], i_deal) + crib_suit_part(key)
 
 
 def _hand_counts(kept: list[str], unseen: list[str]) -> dict[int, float]:
@@ -279,13 +306,15 @@ def rank_discards_expert(view: dict, legal: list[dict]) -> list[dict]:
     memo: dict = {}
     for row in rows:
         kept = [c for c in hand if c not in row["cards"]]
+        if CRIB:
+            row["crib"] = round(crib_value(row["cards"], dealer), 3)
         mine, theirs = play_value([rank_of(c) for c in kept], dealer)
         play = PLAY_WEIGHT * (mine - theirs)
         row["play"] = round(play, 3)
         row["_key"] = row["hand"] + weight * row["crib"] + play
         row["expected"] = round(row["_key"], 3)
         if near:
-            crib = crib_average(tuple(sorted(row["cards"])))
+            crib = crib_value(row["cards"], dealer)
             chance = _discard_chance(view, _hand_counts(kept, unseen), crib,
                                      (mine, theirs), memo)
             row["win"] = round(chance, 4)
@@ -532,7 +561,7 @@ def _show_leaf(view: dict, shape: tuple[int, ...]):
         opp_ranks += list(shape)
         opp_show = (FIVE_RANKS[tuple(sorted([*opp_ranks, s]))] if len(opp_ranks) == 4
                     else 8)
-        crib = crib_average(tuple(sorted(view.get("my_discards") or ()))) if len(
+        crib = crib_value(view.get("my_discards") or (), dealer) if len(
             view.get("my_discards") or ()) == 2 else 4.7
     else:
         my_show, opp_show, crib = 8, 8, 4.7
@@ -542,7 +571,12 @@ def _show_leaf(view: dict, shape: tuple[int, ...]):
     else:
         opp_show += crib
 
+    tilt = TILT
+
     def leaf(me: int, them: int) -> float:
+        return chance(me, them) + tilt * (me - them)
+
+    def chance(me: int, them: int) -> float:
         a, b = mine + me, theirs + them
         if not dealer:
             if a + my_show >= target:
@@ -570,7 +604,9 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
         ``standard``'s rows (:func:`.pegging.rank_plays`: ``action``, ``card``, ``points``,
         ``reply``, ``stuck``) with ``value`` replaced by the search's average: the pegging
         margin (holes) from this card to the end of the play, or near the end the chance
-        to win (0..1, also as ``win``). Ties keep ``standard``'s order.
+        to win (0..1, also as ``win``; with :data:`TILT` per hole of pegging margin, a
+        tie-break worth at most about a percent, and kept within 0..1). Ties keep
+        ``standard``'s order.
     """
     rows = rank_plays(view, legal)
     if not applies(view) or len(rows) <= 1 or not SEARCH:
@@ -612,9 +648,11 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
             sums[r] = sums.get(r, 0.0) + w * v
     for order, row in enumerate(rows):
         value = sums[rank_of(row["card"])] / total_w
-        row["value"] = round(value, 4 if near else 3)
         if near:
-            row["win"] = round(value, 4)
+            # The chance to win as the search values it (the tie-break included), 0..1.
+            row["value"] = row["win"] = round(min(1.0, max(0.0, value)), 4)
+        else:
+            row["value"] = round(value, 3)
         row["_key"] = (round(value, 6), -order)
     rows.sort(key=lambda row: row["_key"], reverse=True)
     for row in rows:

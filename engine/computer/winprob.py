@@ -1,5 +1,6 @@
 """The chance to win a two-player game from a pair of scores, the play's value of a kept
-four, and the chance that a rational opponent keeps a four (issue 22; docs/rules.md §4.3).
+four, the chance that a rational opponent keeps a four and the crib it makes with a
+rational opponent's throw (issue 22; docs/rules.md §4.3).
 
 Both read :mod:`.expert_data`, numbers made by ``bench/expert_tables.py`` from games of
 ``standard`` against ``standard`` played through the engine (see there for how, and for
@@ -28,7 +29,9 @@ def _decode(text: str) -> array:
 _WIN = {121: _decode(expert_data.WIN_121), 61: _decode(expert_data.WIN_61)}
 _PEG = _decode(expert_data.PEG)
 _KEEP = _decode(expert_data.KEEP)
+_CRIB = _decode(expert_data.CRIB)
 _SHAPES = {s: i for i, s in enumerate(combinations_with_replacement(range(1, 14), 4))}
+_PAIRS = {s: i for i, s in enumerate(combinations_with_replacement(range(1, 14), 2))}
 
 PONE_SHOW: tuple[float, ...] = tuple(expert_data.PONE_SHOW)
 """Distribution of the pone's show (its hand), in holes: ``PONE_SHOW[x]`` = P(x)."""
@@ -74,10 +77,23 @@ def win_chance(mine: int, theirs: int, i_deal: bool, target: int = 121) -> float
 
 def play_value(ranks: list[int] | tuple[int, ...], dealer: bool) -> tuple[float, float]:
     """The average pegs of the play ``(this seat's, the opponent's)`` with a kept four of
-    these ranks (1..13), as dealer or as pone, against four random cards, both seats
-    playing :func:`.lookahead.model_play` (a table, not a search)."""
+    these ranks (1..13), as dealer or as pone, against every four the opponent may keep
+    (weighed by the chance that ``standard`` keeps it), both seats playing as ``standard``
+    does (a table, not a search)."""
     i = _SHAPES[tuple(sorted(ranks))] * 4 + (2 if dealer else 0)
     return _PEG[i] / 1000.0, _PEG[i + 1] / 1000.0
+
+
+def crib_ranks(ranks: list[int] | tuple[int, ...], i_deal: bool) -> float:
+    """The average rank count of a crib (pairs, fifteens, runs; no flush or nobs), in
+    holes, that this seat throws two cards of these ranks (1..13) to, the opponent's two
+    being what ``standard`` throws in its role and the starter any other card: this seat's
+    own crib (``i_deal``: the pone's throw) or the opponent's (its own throw as dealer).
+
+    Raises:
+        KeyError: not two ranks of 1..13.
+    """
+    return _CRIB[_PAIRS[tuple(sorted(ranks))] * 2 + (1 if i_deal else 0)] / 1000.0
 
 
 def keep_chance(ranks: list[int] | tuple[int, ...], dealer: bool) -> float:

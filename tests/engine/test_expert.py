@@ -17,7 +17,14 @@ from engine import GameOptions
 from engine.computer import LEVELS, decide, expert, suggest
 from engine.computer.expert import _go_floor, _opp_history, _weigh
 from engine.computer.lookahead import StandardModel, model_playout, search
-from engine.computer.winprob import keep_chance, keep_weights, pone_chance, win_chance
+from engine.computer.winprob import (
+    crib_ranks,
+    keep_chance,
+    keep_weights,
+    play_value,
+    pone_chance,
+    win_chance,
+)
 
 
 def plain(view: dict) -> dict:
@@ -125,6 +132,55 @@ def test_keep_table_is_a_rational_opponents() -> None:
         assert keep_chance((13, 9, 4, 2), dealer) < 0.05
         assert keep_chance((1, 1, 1, 1), dealer) > 0.8
         assert keep_chance((5, 5, 13, 12), dealer) > 10 * keep_chance((13, 12, 9, 1), dealer)
+
+
+@pytest.mark.parametrize("keep", [(1, 2, 3, 4), (5, 5, 10, 11), (7, 8, 8, 13)])
+def test_play_table_is_every_rational_keep_played_out(keep) -> None:
+    """The discard's play table is exact: this four's pegs against every four the opponent
+    may keep, weighed by the ways the rest of the pack makes it times the chance that
+    ``standard`` keeps it (its role's), both seats playing as ``standard`` (bench/
+    expert_tables.py); the shipped figures are rounded to 1/1000 of a hole."""
+    mine = [keep.count(r) for r in range(14)]
+
+    def unseen(four):
+        return [0] + [4 - four.count(r) for r in range(1, 14)]
+
+    me = StandardModel(unseen(keep))
+    for dealer in (False, True):
+        total = my_pegs = their_pegs = 0.0
+        for other in itertools.combinations_with_replacement(range(1, 14), 4):
+            w = math.prod(math.comb(4 - mine[r], other.count(r)) for r in set(other))
+            if not w:
+                continue
+            w *= keep_chance(other, not dealer)
+            a, b = model_playout(keep, other, not dealer,
+                                 (me, StandardModel(unseen(other))))
+            total += w
+            my_pegs += w * a
+            their_pegs += w * b
+        got = play_value(keep, dealer)
+        assert got[0] == pytest.approx(my_pegs / total, abs=0.0006)
+        assert got[1] == pytest.approx(their_pegs / total, abs=0.0006)
+
+
+def test_crib_table_is_a_rational_opponents_throw() -> None:
+    """The pone throws the dealer little, the dealer throws its own crib much: the same two
+    cards make a smaller crib as the dealer's own (with the pone's throw) than given to
+    the opponent's (with its own); fives and pairs make cribs, a king and a queen little."""
+    pairs = list(itertools.combinations_with_replacement(range(1, 14), 2))
+    smaller = sum(crib_ranks(p, True) < crib_ranks(p, False) for p in pairs)
+    assert smaller >= 0.9 * len(pairs)
+    for i_deal in (False, True):
+        assert crib_ranks((5, 5), i_deal) > crib_ranks((5, 10), i_deal) > crib_ranks(
+            (12, 13), i_deal)
+        assert crib_ranks((12, 13), i_deal) < 4.5
+    # The expert's discard rows carry it, flush and nobs added as standard counts them.
+    a, _ = _two_worlds()
+    view = engine.view(a, 0)
+    rows = expert.rank_discards_expert(view, engine.legal_actions(a, 0))
+    for row in rows:
+        assert row["crib"] == pytest.approx(
+            expert.crib_value(row["cards"], view["dealer"] == 0), abs=0.001)
 
 
 def test_opp_history_replays_the_counts() -> None:
@@ -335,3 +391,25 @@ def test_expert_hints_fit_the_suggestion_schema() -> None:
     shapes.SUGGESTION_ADAPTER.validate_python(
         suggest(engine.view(near, 0), engine.legal_actions(near, 0), "expert"))
     assert {"discard", "play", "announce", "answer"} <= kinds
+
+
+def test_near_end_play_breaks_ties_by_the_margin(monkeypatch) -> None:
+    """Near the end a line of play is worth its chance to win plus expert.TILT per hole of
+    pegging margin (a tie-break), and a hint's chance stays within 0..1."""
+    opts = GameOptions()
+    state, _ = stacked(opts, dealer=0, scores=[100, 96], deals=[{
+        "hands": {1: ["5C", "4D", "4H", "KC", "QS", "JS"],
+                  0: ["KD", "9D", "8C", "2S", "AH", "AD"]},
+        "starter": "3C"}])
+    state, _ = discard_all(state, {0: ["AH", "AD"], 1: ["QS", "JS"]})
+    view = engine.view(state, 1)
+    assert expert.near_end(view) and expert.TILT > 0
+    tilted = expert._show_leaf(view, (13, 9, 8, 2))
+    monkeypatch.setattr(expert, "TILT", 0.0)
+    plain_leaf = expert._show_leaf(view, (13, 9, 8, 2))
+    for me, them in [(0, 0), (4, 1), (1, 6), (9, 2)]:
+        assert 0.0 <= plain_leaf(me, them) <= 1.0
+        assert tilted(me, them) == pytest.approx(plain_leaf(me, them) + 0.002 * (me - them))
+    monkeypatch.undo()
+    for row in suggest(view, engine.legal_actions(state, 1), "expert")["choices"]:
+        assert 0.0 <= row["win"] <= 1.0
