@@ -18,12 +18,25 @@ average of the others', summed over the seed's games, per deal completed in all 
 Win rates count games. Intervals are 95 %, normal, with the seed as the unit (the games and
 deals of one seed are not independent): a ratio estimate's cluster standard error.
 
+The margin is also split by where the points come from (``margin_by_part``: the play —
+pegging, go and last card — the hand, the crib, his heels; and the play's margin with the
+expert dealing and as pone).
+
 It also times every ``expert`` decision with ``time.process_time`` (the worker's CPU time)
 and reports p50 / p99 / max per kind (discard, play). Engine only, no server; two worker
 processes; progress on stderr, the report (JSON) on stdout. From the repository root::
 
     python bench/duplicate.py --kinds 2 --seeds 4000
     python bench/duplicate.py --kinds 3,4,2x2 --seeds 200
+
+Two variants of the expert (``--set NAME=VALUE`` overrides a constant of
+``engine.computer.expert``) compare best on the same seeds, paired: a seed's deals are the
+same cards in both runs, so most of the luck cancels and the difference's interval is
+narrower than either run's own::
+
+    python bench/duplicate.py --base tuneB --per-seed a.json
+    python bench/duplicate.py --base tuneB --set TILT=0 --per-seed b.json
+    python bench/duplicate.py --compare a.json b.json
 """
 
 from __future__ import annotations
@@ -46,6 +59,12 @@ from engine.computer import decide  # noqa: E402
 
 KINDS = {"2": (2, False), "3": (3, False), "4": (4, False), "2x2": (4, True)}
 
+PARTS = ("play", "hand", "crib", "heels")
+"""Where a deal's points come from (the play: pegging, go and last card)."""
+
+SOURCES = {"play": "play", "go": "play", "last_card": "play", "hand": "hand", "crib": "crib"}
+"""A peg event's ``source`` by part (anything else is his heels)."""
+
 
 def seatings(kind: str) -> list[list[str]]:
     """The levels by seat of each game of a seed."""
@@ -63,7 +82,9 @@ def play(kind: str, levels: list[str], seed: str, target: int) -> dict[str, Any]
     state, events = engine.new_game(opts, seed)
     side_of = opts.side_of
     deals: dict[int, list[int]] = {}
+    split: dict[int, dict[str, Any]] = {}
     current: list[int] | None = None
+    parts: dict[str, Any] = {}
     deal_no = 0
     times: dict[str, list[float]] = defaultdict(list)
     steps = 0
@@ -72,9 +93,13 @@ def play(kind: str, levels: list[str], seed: str, target: int) -> dict[str, Any]
             if e["type"] == "deal":
                 if current is not None:
                     deals[deal_no] = current
+                    split[deal_no] = parts
                 deal_no, current = e["deal_number"], [0] * opts.sides
+                parts = {part: [0] * opts.sides for part in PARTS}
+                parts["dealer_side"] = side_of(e["dealer"])
             elif e["type"] == "peg" and current is not None:
                 current[e["side"]] += int(e["points"])
+                parts[SOURCES.get(e.get("source"), "heels")][e["side"]] += int(e["points"])
         if state.phase == "game_over":
             break
         steps += 1
@@ -102,7 +127,7 @@ def play(kind: str, levels: list[str], seed: str, target: int) -> dict[str, Any]
     winner = state.result["winner"]
     expert_sides = {side_of(s) for s in range(players) if levels[s] == "expert"}
     return {"winner": winner, "expert_sides": sorted(expert_sides), "deals": deals,
-            "times": dict(times)}
+            "split": split, "times": dict(times)}
 
 
 def _tune(settings: list[str]) -> None:
@@ -122,19 +147,28 @@ def run_seed(task: tuple[str, int, int, str, list[str]]) -> dict[str, Any]:
     games = [play(kind, levels, seed, target) for levels in seatings(kind)]
     common = set.intersection(*(set(g["deals"]) for g in games))
     margin = 0.0
+    parts = dict.fromkeys((*PARTS, "play_as_dealer", "play_as_pone"), 0.0)
+
+    def edge(pts: list[int], g: dict[str, Any]) -> float:
+        mine = [pts[s] for s in g["expert_sides"]]
+        others = [pts[s] for s in range(len(pts)) if s not in g["expert_sides"]]
+        return sum(mine) / len(mine) - sum(others) / len(others)
+
     for k in common:
         for g in games:
-            pts = g["deals"][k]
-            mine = [pts[s] for s in g["expert_sides"]]
-            others = [pts[s] for s in range(len(pts)) if s not in g["expert_sides"]]
-            margin += sum(mine) / len(mine) - sum(others) / len(others)
+            margin += edge(g["deals"][k], g)
+            split = g["split"][k]
+            for part in PARTS:
+                parts[part] += edge(split[part], g)
+            role = "dealer" if split["dealer_side"] in g["expert_sides"] else "pone"
+            parts[f"play_as_{role}"] += edge(split["play"], g)
     wins = sum(1 for g in games if g["winner"] in g["expert_sides"])
     times: dict[str, list[float]] = defaultdict(list)
     for g in games:
         for key, values in g["times"].items():
             times[key] += values
-    return {"margin": margin, "deal_sets": len(common), "wins": wins, "games": len(games),
-            "times": dict(times)}
+    return {"seed": n, "margin": margin, "deal_sets": len(common), "wins": wins,
+            "games": len(games), "parts": parts, "times": dict(times)}
 
 
 def ratio_ci(xs: list[float], ns: list[float]) -> tuple[float, float]:
@@ -166,7 +200,16 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="override a constant of engine.computer.expert (experiments)")
+    parser.add_argument("--per-seed", type=Path, metavar="FILE",
+                        help="also write every seed's figures (JSON) for --compare")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"),
+                        help="no games: B's figures less A's, paired by seed (two "
+                             "--per-seed files of the same seeds and kind)")
     args = parser.parse_args()
+    if args.compare:
+        print(json.dumps(compare(*args.compare), indent=2))
+        return
+    per_seed: dict[str, list[dict[str, Any]]] = {}
     report: dict[str, Any] = {"seeds": args.seeds, "target": args.target, "set": args.set,
                               "kinds": {}}
     for kind in args.kinds.split(","):
@@ -190,11 +233,15 @@ def main() -> None:
         for r in results:
             for key, values in r["times"].items():
                 times[key] += values
+        deal_sets = sum(r["deal_sets"] for r in results) or 1
+        per_seed[kind] = [{k: v for k, v in r.items() if k != "times"} for r in results]
         report["kinds"][kind] = {
             "seeds": len(results),
             "games": sum(r["games"] for r in results),
             "deal_sets": sum(r["deal_sets"] for r in results),
             "margin_per_deal_set": round(margin, 3), "margin_ci95": round(half, 3),
+            "margin_by_part": {part: round(sum(r["parts"][part] for r in results)
+                                           / deal_sets, 3) for part in results[0]["parts"]},
             "expert_win_rate": round(win, 4), "win_ci95": round(win_half, 4),
             "even_share": 0.5 if KINDS[kind][1] or KINDS[kind][0] == 2 else
             round(1 / KINDS[kind][0], 4),
@@ -208,6 +255,48 @@ def main() -> None:
     print(text)
     if args.json:
         args.json.write_text(text + "\n", encoding="utf-8")
+    if args.per_seed:
+        args.per_seed.write_text(json.dumps({"base": args.base, "set": args.set,
+                                             "kinds": per_seed}) + "\n", encoding="utf-8")
+
+
+def _level(run: dict[int, dict[str, Any]], seeds: list[int]) -> tuple[float, float]:
+    """A run's points per pair of deals and win rate over ``seeds``."""
+    pts = sum(run[n]["margin"] for n in seeds) / max(sum(run[n]["deal_sets"] for n in seeds), 1)
+    wins = sum(run[n]["wins"] for n in seeds) / sum(run[n]["games"] for n in seeds)
+    return round(pts, 3), round(wins, 4)
+
+
+def compare(a_path: Path, b_path: Path) -> dict[str, Any]:
+    """Two runs on the same seeds, paired: per kind, each run's points per pair of deals and
+    win rate, and B's less A's with a 95 % interval from the seeds' differences (a seed's
+    deals are the same cards in both runs, so the luck of the deal mostly cancels: the
+    interval is narrower than either run's own)."""
+    a_runs = json.loads(a_path.read_text(encoding="utf-8"))["kinds"]
+    b_runs = json.loads(b_path.read_text(encoding="utf-8"))["kinds"]
+    out: dict[str, Any] = {}
+    for kind in sorted(set(a_runs) & set(b_runs)):
+        a = {r["seed"]: r for r in a_runs[kind]}
+        b = {r["seed"]: r for r in b_runs[kind]}
+        seeds = sorted(set(a) & set(b))
+        if len(seeds) < 2:
+            continue
+        rate = [(b[n]["margin"] / max(b[n]["deal_sets"], 1)
+                 - a[n]["margin"] / max(a[n]["deal_sets"], 1),
+                 (a[n]["deal_sets"] + b[n]["deal_sets"]) / 2) for n in seeds]
+        weight = sum(w for _, w in rate) or 1.0
+        mean = sum(d * w for d, w in rate) / weight
+        var = (sum((w * (d - mean)) ** 2 for d, w in rate) / weight ** 2
+               * len(rate) / (len(rate) - 1))
+        wins = [(b[n]["wins"] - a[n]["wins"]) / b[n]["games"] for n in seeds]
+        w_mean = sum(wins) / len(wins)
+        w_se = math.sqrt(sum((x - w_mean) ** 2 for x in wins) / (len(wins) - 1) / len(wins))
+        out[kind] = {"seeds": len(seeds), "a": _level(a, seeds), "b": _level(b, seeds),
+                     "margin_diff": round(mean, 3), "margin_diff_ci95": round(
+                         1.96 * math.sqrt(var), 3),
+                     "win_rate_diff": round(w_mean, 4), "win_rate_diff_ci95": round(
+                         1.96 * w_se, 4)}
+    return out
 
 
 if __name__ == "__main__":

@@ -151,7 +151,6 @@ CRIB = True
 does)."""
 
 
-
 _JACK = 11
 
 
