@@ -306,14 +306,19 @@ def test_go_floor_from_the_play() -> None:
     assert _go_floor(view) == 3
 
 
-def test_expert_takes_the_game_ending_peg() -> None:
-    # Both sides at 119: seat 1 (pone) leads a king, seat 0 pairs it for the game.
-    opts = GameOptions()
-    state, _ = stacked(opts, dealer=0, scores=[119, 119], deals=[{
+def _deal_at(scores: list[int]) -> engine.GameState:
+    """A deal at these scores, seat 0 dealing, both discards made (starter 3C)."""
+    state, _ = stacked(GameOptions(), dealer=0, scores=scores, deals=[{
         "hands": {1: ["5C", "4D", "4H", "KC", "QS", "JS"],
                   0: ["KD", "9D", "8C", "2S", "AH", "AD"]},
         "starter": "3C"}])
     state, _ = discard_all(state, {0: ["AH", "AD"], 1: ["QS", "JS"]})
+    return state
+
+
+def test_expert_takes_the_game_ending_peg() -> None:
+    # Both sides at 119: seat 1 (pone) leads a king, seat 0 pairs it for the game.
+    state = _deal_at([119, 119])
     state, _ = play_cards(state, ["KC"])
     assert state.turn == 0
     view = engine.view(state, 0)
@@ -396,12 +401,7 @@ def test_expert_hints_fit_the_suggestion_schema() -> None:
 def test_near_end_play_breaks_ties_by_the_margin(monkeypatch) -> None:
     """Near the end a line of play is worth its chance to win plus expert.TILT per hole of
     pegging margin (a tie-break), and a hint's chance stays within 0..1."""
-    opts = GameOptions()
-    state, _ = stacked(opts, dealer=0, scores=[100, 96], deals=[{
-        "hands": {1: ["5C", "4D", "4H", "KC", "QS", "JS"],
-                  0: ["KD", "9D", "8C", "2S", "AH", "AD"]},
-        "starter": "3C"}])
-    state, _ = discard_all(state, {0: ["AH", "AD"], 1: ["QS", "JS"]})
+    state = _deal_at([100, 96])
     view = engine.view(state, 1)
     assert expert.near_end(view) and expert.TILT > 0
     tilted = expert._show_leaf(view, (13, 9, 8, 2))
