@@ -13,11 +13,6 @@ import orjson
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
-JSON_SPACE = b" \t\n\r"
-"""The four bytes JSON counts as white space (RFC 8259 §2): a request body of nothing else
-is an empty body. ``bytes.strip()`` with no argument also strips ``\x0b`` and ``\x0c``,
-which JSON does not allow: a body of those is not JSON, and is refused."""
-
 JSONError = (orjson.JSONEncodeError, orjson.JSONDecodeError)
 """What :func:`dumps` (a value that is not JSON: e.g. a string with a lone surrogate) and
 :func:`loads` (text that is not JSON) raise; both are ``TypeError`` / ``ValueError``

@@ -50,7 +50,6 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from protocol.codec import SUBPROTOCOLS, Codec, encoding_for_subprotocol, validation_text
-from protocol.jsontext import JSON_SPACE
 from protocol.messages import ROOM_ID_PATTERN, CreateRoom
 from protocol.openapi import document as openapi_document
 
@@ -494,9 +493,11 @@ async def create_room(request: Request) -> Response:
         return _error(413, "too_large", f"the request body is longer than {limit} bytes")
     try:
         try:
-            data = json.loads(body) if body.strip(JSON_SPACE) else {}
+            data = json.loads(body) if body else {}
         except RecursionError:
             raise ValueError("the body nests too deeply") from None
+        except ValueError:  # (white space alone is not JSON either; no body at all is)
+            raise ValueError("the body is not JSON") from None
         if not isinstance(data, dict):
             raise ValueError("the body must be a JSON object")
         create = CreateRoom.model_validate({**data, "type": "create_room"})

@@ -37,7 +37,6 @@ from starlette.routing import Route
 
 from protocol.codec import validation_text
 from protocol.http import ClaimLinkBody, CreatePlayerBody, UpdatePlayerBody
-from protocol.jsontext import JSON_SPACE
 
 from ..budgets import Budget
 from ..limits import client_address, retry_after_header
@@ -92,7 +91,7 @@ async def _body(request: Request, model: type[BaseModel]) -> Any:
         raise ApiError(400, "bad_request", "the body did not arrive") from None
     raw = b"".join(chunks)
     try:
-        data = json.loads(raw) if raw.strip(JSON_SPACE) else {}
+        data = json.loads(raw) if raw else {}
     except (ValueError, RecursionError):
         raise ApiError(400, "bad_request", "the body is not JSON") from None
     if not isinstance(data, dict):

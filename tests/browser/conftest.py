@@ -41,9 +41,10 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 
 
 class LiveServer:
-    """The app under uvicorn in a background thread, on a free loopback port."""
+    """The app under uvicorn in a background thread, on a free loopback port (``loop``:
+    uvicorn's event loop, ``auto`` takes uvloop when it is installed)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, loop: str = "auto") -> None:
         config = uvicorn.Config(
             create_app(settings),
             host="127.0.0.1",
@@ -51,6 +52,7 @@ class LiveServer:
             log_level="warning",
             ws_per_message_deflate=False,
             lifespan="on",
+            loop=loop,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
