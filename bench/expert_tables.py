@@ -149,12 +149,25 @@ def distribution(deals: list, role: int, sources: tuple[str, ...]) -> list[float
     return [round(counts.get(x, 0) / len(deals), 5) for x in range(top + 1)]
 
 
+_SHAPES = list(combinations_with_replacement(range(1, 14), 4))
+"""The 1,820 rank shapes of four cards, in the tables' order."""
+
 
 def _unseen(keep: tuple[int, ...]) -> list[int]:
     base = [0] + [4] * 13
     for r in keep:
         base[r] -= 1
     return base
+
+
+def _ways(avail: list[int], shape: tuple[int, ...]) -> int:
+    """How many ways ``avail`` (cards left by rank, index 1..13) make the ranks ``shape``."""
+    w = 1
+    for r in set(shape):
+        w *= math.comb(avail[r], shape.count(r))
+        if not w:
+            break
+    return w
 
 
 _KEEPS: list[float] = []
@@ -170,20 +183,14 @@ def _peg_row(keep: tuple[int, ...]) -> tuple[float, float, float, float]:
     ranks ``keep`` against every four the opponent may keep, each weighed by the ways the
     rest of the pack makes it times the chance ``standard`` keeps it in the opponent's role
     (the keep table); both seats play as ``standard`` does."""
-    mine = [0] * 14
-    for r in keep:
-        mine[r] += 1
-    me = StandardModel(_unseen(keep))
+    left = _unseen(keep)
+    me = StandardModel(left)
     out = []
     for lead in (True, False):  # as pone this seat leads; the opponent is the dealer
         off = 1 if lead else 0  # the opponent's role in the keep table: dealer when we lead
         total = my_pegs = their_pegs = 0.0
         for i, other in enumerate(_SHAPES):
-            w = 1
-            for r in set(other):
-                w *= math.comb(4 - mine[r], other.count(r))
-                if not w:
-                    break
+            w = _ways(left, other)
             if not w:
                 continue
             w *= _KEEPS[2 * i + off]
@@ -196,9 +203,6 @@ def _peg_row(keep: tuple[int, ...]) -> tuple[float, float, float, float]:
             their_pegs += w * b
         out += [my_pegs / total, their_pegs / total]
     return tuple(out)  # pone: mine, theirs; dealer: mine, theirs
-
-
-_SHAPES = list(combinations_with_replacement(range(1, 14), 4))
 
 
 def peg_table(keeps: list[float]) -> list[tuple[float, float, float, float]]:
@@ -264,6 +268,10 @@ def keep_table(hands: int) -> tuple[list[float], dict[bool, dict[tuple[int, ...]
     return out, thrown
 
 
+FULL = [0] + [4] * 13
+"""A whole pack by rank (index 1..13)."""
+
+
 def crib_table(thrown: dict[bool, dict[tuple[int, ...], int]]) -> list[float]:
     """Per rank pair a seat throws (in ``combinations_with_replacement`` order), the
     average rank count of the crib (pairs, fifteens, runs: no flush or nobs) when the
@@ -280,10 +288,7 @@ def crib_table(thrown: dict[bool, dict[tuple[int, ...], int]]) -> list[float]:
             # My crib holds the pone's throw; the dealer's holds its own.
             total = weight = 0.0
             for other, n in thrown[not i_deal].items():
-                w = float(n)
-                for r in set(other):
-                    k = other.count(r)
-                    w *= math.comb(avail[r], k) / math.comb(4, k)
+                w = n * _ways(avail, other) / _ways(FULL, other)
                 if not w:
                     continue
                 left = list(avail)

@@ -573,21 +573,14 @@ def _show_leaf(view: dict, shape: tuple[int, ...]):
     tilt = TILT
 
     def leaf(me: int, them: int) -> float:
-        return chance(me, them) + tilt * (me - them)
-
-    def chance(me: int, them: int) -> float:
-        a, b = mine + me, theirs + them
-        if not dealer:
-            if a + my_show >= target:
-                return 1.0
-            if b + opp_show >= target:
-                return 0.0
-            return win_chance(a + my_show, b + opp_show, True, target)
-        if b + opp_show >= target:
-            return 0.0
-        if a + my_show >= target:
-            return 1.0
-        return win_chance(a + my_show, b + opp_show, False, target)
+        a, b = mine + me + my_show, theirs + them + opp_show
+        if not dealer:  # the pone counts first
+            chance = (1.0 if a >= target else 0.0 if b >= target
+                      else win_chance(a, b, True, target))
+        else:
+            chance = (0.0 if b >= target else 1.0 if a >= target
+                      else win_chance(a, b, False, target))
+        return chance + tilt * (me - them)
 
     return leaf
 
