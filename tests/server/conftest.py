@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import redis
-from crib_wire import REDIS_URL, ProcessServer, RedisServer, ThreadServer
+from crib_wire import REDIS_URL, ProcessServer, RedisServer, ThreadServer, start_all
 
 from server.settings import Settings
 
@@ -60,10 +60,8 @@ def process_servers(redis_prefix: str) -> Iterator[Callable[[int], list[ProcessS
 
     def make(n: int) -> list[ProcessServer]:
         servers = [ProcessServer(REDIS_URL, redis_prefix) for _ in range(n)]
-        for s in servers:
-            s.start()
         started.extend(servers)
-        return servers
+        return start_all(servers)
 
     yield make
     for s in started:

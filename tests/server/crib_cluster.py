@@ -74,6 +74,10 @@ class LocalCluster:
                 if time.monotonic() > end:
                     raise RuntimeError(f"redis-server on {port} did not start")
                 time.sleep(0.05)
+            # Redis 7 syncs a new replica diskless, and by default waits 5 s first for more
+            # replicas to share that one transfer; each primary here has one replica only,
+            # so the wait bought nothing but 5 s of every test's set-up.
+            _cli(port, "config", "set", "repl-diskless-sync-delay", "0")
         subprocess.run(
             ["redis-cli", "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
              "--cluster-replicas", "1", "--cluster-yes"],

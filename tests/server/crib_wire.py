@@ -107,15 +107,26 @@ class ProcessServer:
                      "--redis-url", redis_url, "--log-level", "warning"]
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = log
+        self.launched = 0.0
 
     def start(self) -> ProcessServer:
+        return self.launch().wait_ready()
+
+    def launch(self) -> ProcessServer:
+        """Start the process without waiting for it to be ready (:meth:`wait_ready`)."""
         err = open(self.log, "ab") if self.log is not None else None  # noqa: SIM115
         try:
             self.proc = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stderr=err)
         finally:
             if err is not None:
                 err.close()
-        end = time.monotonic() + 15
+        self.launched = time.monotonic()
+        return self
+
+    def wait_ready(self) -> ProcessServer:
+        """Wait until the launched process answers ``/readyz`` (15 s from its launch)."""
+        assert self.proc is not None, "launch() first"
+        end = self.launched + 15
         while time.monotonic() < end:
             if self.proc.poll() is not None:
                 raise RuntimeError("server process exited")
@@ -148,6 +159,24 @@ class ProcessServer:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+
+
+def start_all(servers: list[ProcessServer]) -> list[ProcessServer]:
+    """Start ``servers`` side by side, then wait until each is ready: a process spends about
+    a second of CPU importing the app before it listens, so on two cores two processes
+    start in about the time of one (the archive's migration takes a lock, so processes
+    starting together on one database are fine: ``server.database.engine``). If one cannot
+    start, every one is stopped before the error is raised."""
+    try:
+        for s in servers:
+            s.launch()
+        for s in servers:
+            s.wait_ready()
+    except BaseException:
+        for s in servers:  # none left running when one cannot start
+            s.stop()
+        raise
+    return servers
 
 
 class RedisServer:

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 from crib_cluster import LocalCluster
-from crib_wire import ProcessServer
+from crib_wire import ProcessServer, start_all
 from redis.asyncio.cluster import RedisCluster
 from sqlalchemy import select
 from test_chaos import TOO_LATE, replay
@@ -275,8 +275,7 @@ async def test_whole_games_survive_a_primary_failover(cluster: LocalCluster,
     watchers: dict[str, list[Client]] = {}
     acked: dict[tuple[str, int, str], int] = {}
     try:
-        for s in servers:
-            s.start()
+        start_all(servers)
         await check.initialize()
         rng = random.Random(20261313)
         # Rooms until every primary holds at least three of people and two of a computer.
@@ -451,8 +450,7 @@ async def test_a_join_on_a_shard_without_primary_is_answered_in_time(
         return c
 
     try:
-        for s in servers:
-            s.start()
+        start_all(servers)
         await check.initialize()
         a, b = servers
         host = await connect(a, "host")
@@ -571,8 +569,7 @@ async def test_the_lobby_on_the_cluster(cluster: LocalCluster, tmp_path: Path) -
         return c
 
     try:
-        for s in servers:
-            s.start()
+        start_all(servers)
         await check.initialize()
         a, b = servers
         follower = await connect(b, "Follower")
@@ -621,8 +618,7 @@ async def test_table_talk_on_the_cluster(cluster: LocalCluster, tmp_path: Path) 
     keys = ClusterKeys(PREFIX, 256)
     clients: list[Client] = []
     try:
-        servers[0].start()
-        servers[1].start()
+        start_all(servers)
         await check.initialize()
         a, b = servers
         made = [httpx.post(f"{a.http}/api/players", json={"name": n}).json()

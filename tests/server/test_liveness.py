@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from crib_wire import ProcessServer, RedisServer, choose, events_of
+from crib_wire import ProcessServer, RedisServer, choose, events_of, start_all
 
 from protocol.client import Client
 
@@ -24,8 +24,7 @@ def servers(own_redis: RedisServer, tmp_path: Path) -> Iterator[list[ProcessServ
            "CRIBBAGE_CATCHUP_INTERVAL_SECONDS": "1"}
     made = [ProcessServer(own_redis.url, "live:", tmp_path / f"server{i}.log", **env)
             for i in range(2)]
-    for s in made:
-        s.start()
+    start_all(made)
     yield made
     for s in made:
         s.stop()

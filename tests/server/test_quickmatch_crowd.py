@@ -9,7 +9,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from crib_wire import ProcessServer
+from crib_wire import ProcessServer, start_all
 from quickmatch_crowd import (
     SERVER_ENV,
     Person,
@@ -33,9 +33,7 @@ PLAYERS = 2000
 def start_servers(url: str, prefix: str, tmp: Path, **env: str) -> list[ProcessServer]:
     env = {**SERVER_ENV, "CRIBBAGE_DATA_DIR": str(tmp), **env}
     servers = [ProcessServer(url, prefix, tmp / f"server{i}.log", **env) for i in range(2)]
-    for s in servers:
-        s.start()
-    return servers
+    return start_all(servers)
 
 
 async def crowd(servers: list[ProcessServer], store, tmp: Path, kill: bool) -> dict:

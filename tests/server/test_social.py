@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from crib_wire import REDIS_URL, ProcessServer
+from crib_wire import REDIS_URL, ProcessServer, start_all
 
 from protocol.client import Client, ClientError
 from server.database import Database, database_url
@@ -73,8 +73,7 @@ def two_processes(redis_prefix: str, tmp_path: Any) -> Any:
            "CRIBBAGE_CHALLENGE_SECONDS": "5"}
     servers = [ProcessServer(REDIS_URL, redis_prefix, tmp_path / f"server{i}.log", **env)
                for i in range(2)]
-    for s in servers:
-        s.start()
+    start_all(servers)
     yield servers
     for s in servers:
         s.stop()
@@ -279,8 +278,7 @@ async def test_challenges_and_online_on_a_redis_cluster(tmp_path: Any) -> None:
         cluster.start()
         servers = [ProcessServer(cluster.url, "social:", tmp_path / f"server{i}.log", **env)
                    for i in range(2)]
-        for s in servers:
-            s.start()
+        start_all(servers)
         a, b = servers
         ann_p = await new_player(a.http, "Ann")
         bob_p = await new_player(b.http, "Bob")

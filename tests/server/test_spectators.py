@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from crib_wire import REDIS_URL, ProcessServer, play_game, seat_players
+from crib_wire import REDIS_URL, ProcessServer, play_game, seat_players, start_all
 
 from protocol.client import Client, ClientError
 from protocol.codec import Codec
@@ -73,8 +73,7 @@ async def test_spectators_per_room_are_capped(make_server, clients):
 async def test_the_spectator_cap_holds_across_processes_and_dead_ones_are_reaped(
         redis_prefix, clients):
     env = {"CRIBBAGE_MAX_SPECTATORS_PER_ROOM": "3", "CRIBBAGE_PRESENCE_LEASE_SECONDS": "1.5"}
-    a = ProcessServer(REDIS_URL, redis_prefix, **env).start()
-    b = ProcessServer(REDIS_URL, redis_prefix, **env).start()
+    a, b = start_all([ProcessServer(REDIS_URL, redis_prefix, **env) for _ in range(2)])
     try:
         room = httpx.post(f"{a.http}/api/rooms", json={}).json()["room"]
         clients.append(await _watch(a.ws, room, "a0"))
