@@ -184,13 +184,16 @@ class GradedMove(_Model):
     best: list[str] = Field(description="The grader's best choice (the chosen one when it "
                             "was as good).")
     cost: float = Field(ge=0, description="Points the choice cost against the best (0: "
-                        "within 0.01; at most 10).")
-    chosen_value: float = Field(description="The grader's value of the choice, points.")
-    best_value: float = Field(description="The grader's value of the best choice, points.")
+                        "within 0.01; at most 10). With win_cost: that chance in points, "
+                        "over what one hole is worth to the chance to win at the score.")
+    chosen_value: float = Field(description="The grader's value of the choice: points, "
+                                "or near the end a card's chance to win (0..1).")
+    best_value: float = Field(description="The grader's value of the best choice: points, "
+                              "or near the end a card's chance to win (0..1).")
     choices: int = Field(ge=2, description="Distinct choices the seat had.")
     win_cost: float | None = Field(
-        default=None, ge=0, description="The chance to win it cost, when the grader ranks "
-        "by the chance to win.")
+        default=None, ge=0, le=1, description="The chance to win it cost (0..1), when the "
+        "grader ranks by the chance to win (near the end, two players; 0 below 0.001).")
 
 
 class SeatGrading(_Model):

@@ -21,7 +21,13 @@ plays as cards) is recorded with its cost:
   order (most points; fewest in Lowball, docs/rules.md §7): ``max(0, ±(best - chosen))``,
   0 below :data:`EXACT` (as good as the best), and at most :data:`COST_CAP` (the standard
   player adds a 1000-point bonus to a card that reaches the target; passing it by counts
-  :data:`COST_CAP` points, not 1000).
+  :data:`COST_CAP` points, not 1000);
+* near the end, where the ranking goes by the chance to win (the ``expert``, two players),
+  the chance the choice gave up is ``win_cost`` (0..1) and the cost is that chance in
+  points: ``win_cost`` over what one hole is worth to the seat's chance to win at the
+  decision's scores (:func:`hole_worth`), 0 below :data:`WIN_EXACT`, at most
+  :data:`COST_CAP`. A play's value there is its chance to win, so only the chance can say
+  what it cost, and one scale keeps the accuracy comparable across a game.
 
 A seat's summary (:func:`summarize`) counts the decisions its occupant made: at a human seat
 the moves a computer made for it (a stand-in's, a turn clock's: the log's ``auto-`` action
@@ -41,6 +47,7 @@ from typing import Any
 
 import engine
 from engine.computer import suggest
+from engine.computer.winprob import TARGETS, win_chance
 
 from .verify import stacked_start
 
@@ -56,6 +63,34 @@ COST_CAP = 10.0
 
 GRADED_KINDS = ("discard", "play")
 """The actions graded."""
+
+WIN_EXACT = 0.001
+"""Near the end, a choice that gives up less than this chance to win (0.1 %) is as good as
+the best (cost 0)."""
+
+HOLE_FLOOR = 0.005
+"""The least one hole is taken to be worth in the chance to win (0.5 %) when a chance is
+turned into points: where the scores all but settle the game a hole moves the chance very
+little, and a small chance must not then cost many points."""
+
+
+def hole_worth(view: dict[str, Any]) -> float:
+    """What one hole is worth to the seat's chance to win at the view's scores (two players):
+    the win table's change for one hole more or less (``(W(mine + 1) - W(mine - 1)) / 2``,
+    :func:`engine.computer.winprob.win_chance`), averaged over who deals next, at least
+    :data:`HOLE_FLOOR`. A chance (0..1) per hole."""
+    seat = view["seat"]
+    sides = view["sides"]
+    mine = int(view["scores"][sides[seat]])
+    theirs = int(view["scores"][sides[1 - seat]])
+    target = int((view.get("options") or {}).get("target", 121))
+    if target not in TARGETS:
+        return HOLE_FLOOR
+    low = max(0, mine - 1)
+    span = mine + 1 - low  # holes between the two scores compared (2, or 1 from 0)
+    change = sum(win_chance(mine + 1, theirs, i_deal, target)
+                 - win_chance(low, theirs, i_deal, target) for i_deal in (False, True)) / 2
+    return max(HOLE_FLOOR, change / span)
 
 
 def ranker(view: dict[str, Any], legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -109,8 +144,10 @@ def grade_decision(
         rank: the ranking (``(view, legal) -> rows``, default :func:`ranker`).
 
     Returns:
-        ``{"kind", "chosen": [cards], "best": [cards], "cost": float >= 0, "chosen_value",
-        "best_value": float, "choices": int (distinct choices)}`` plus ``"win_cost"`` when
+        ``{"kind", "chosen": [cards], "best": [cards], "cost": float >= 0 (points),
+        "chosen_value", "best_value": float (the ranking's values: points, or near the end
+        a play's chance to win), "choices": int (distinct choices)}`` plus ``"win_cost"``
+        (0..1, the chance to win it gave up; then ``cost`` is that chance in points) when
         the ranking gave chances to win.
     """
     kind = action.get("type")
@@ -138,11 +175,12 @@ def grade_decision(
     }
     exact = cost < EXACT
     if best.get("win") is not None and chosen.get("win") is not None:
+        # Near the end: the chance to win it gave up, in points at this score.
         win_cost = max(0.0, best["win"] - chosen["win"])
         out["win_cost"] = round(win_cost, 4)
-        exact = exact and win_cost < EXACT / 10
-    # Not as good as the best (in points, or near the end in the chance to win): at least
-    # EXACT, so that "exact" means cost 0 everywhere.
+        exact = win_cost < WIN_EXACT
+        cost = win_cost / hole_worth(view)
+    # Not as good as the best: at least EXACT, so that "exact" means cost 0 everywhere.
     out["cost"] = 0.0 if exact else max(EXACT, round(min(cost, COST_CAP), 3))
     if exact:
         out["best"] = list(out["chosen"])

@@ -87,7 +87,11 @@ def test_a_bad_discard_costs_points_and_the_better_one_is_named() -> None:
     mine = [m for m in discards if m["seat"] == 0]
     assert mine and all(m["cost"] > 0 for m in mine)
     for m in mine:
-        assert m["best"] != m["chosen"] and m["best_value"] > m["chosen_value"]
+        assert m["best"] != m["chosen"]
+        if "win_cost" in m:  # near the end: the chance to win it gave up, in points
+            assert m["win_cost"] > 0 and m["cost"] >= m["win_cost"]
+            continue
+        assert m["best_value"] > m["chosen_value"]
         assert m["cost"] == pytest.approx(min(grading.COST_CAP,
                                               m["best_value"] - m["chosen_value"]), abs=2e-3)
         assert m["choices"] == 15 and m["by"] == "player"
@@ -190,3 +194,58 @@ def test_the_ranking_is_a_parameter() -> None:
     assert "win_cost" in own and own["win_cost"] >= 0
     chosen = next(a for a in choices if sorted(a["cards"]) == sorted(top))
     assert grading.grade_decision(view, legal, chosen, reversed_rank)["cost"] == 0
+
+
+def test_near_the_end_the_cost_is_the_chance_to_win_in_points() -> None:
+    """Where the ranking goes by the chance to win, ``win_cost`` is the chance given up and
+    ``cost`` that chance over what a hole is worth at the decision's scores; under 0.1 % it
+    is as good as the best."""
+    view, legal = _first_discard(engine.GameOptions(players=2, target=121), "near")
+    view = {**view, "scores": [100, 96]}
+    choices = [a for a in legal if a["type"] == "discard"]
+    wins = [0.6, 0.6 - 0.0005, 0.55]
+
+    def by_chance(view, legal):  # noqa: ANN001, ANN202
+        # points that disagree with the chance: only the chance may decide the cost
+        return [{"cards": list(a["cards"]), "value": float(i), "win": w}
+                for i, (a, w) in enumerate(zip(choices, wins, strict=False))]
+
+    worth = grading.hole_worth(view)
+    assert grading.HOLE_FLOOR <= worth < 0.1
+    lost = grading.grade_decision(view, legal, choices[2], by_chance)
+    assert lost["win_cost"] == pytest.approx(0.05)
+    assert lost["cost"] == pytest.approx(0.05 / worth, abs=1e-3)
+    assert lost["best"] == choices[0]["cards"]
+    close = grading.grade_decision(view, legal, choices[1], by_chance)
+    assert close["cost"] == 0 and close["best"] == close["chosen"]
+    # A hole is worth more to the chance to win when the scores are level near the end
+    # than when one side is far ahead; never less than the floor.
+    level = grading.hole_worth({**view, "scores": [100, 100]})
+    settled = grading.hole_worth({**view, "scores": [119, 60]})
+    assert level > grading.hole_worth({**view, "scores": [110, 80]}) >= settled
+    assert settled == grading.HOLE_FLOOR
+
+
+def test_a_game_graded_by_the_expert_near_its_end() -> None:
+    """A whole 2-player game to 61, one side laying a random card: every move the expert
+    ranked by the chance to win carries it, and its cost follows it (cost 0 exactly when
+    under 0.1 %; otherwise between the chance and the chance at the floor's rate)."""
+    options = engine.GameOptions(players=2, target=61)
+    seeds = seeds_for("late")
+    rnd = random.Random(61)
+
+    def mixed(view, legal, seat, n):  # noqa: ANN001, ANN202
+        if seat == 1 and view["phase"] in ("discard", "play"):
+            return rnd.choice(legal), False
+        return decide(view, legal, "standard"), False
+
+    graded = grading.grade_game(options.to_dict(), play(options, seeds, mixed), seeds)
+    late = [m for m in graded["moves"] if "win_cost" in m]
+    assert late and {m["kind"] for m in late} == {"discard", "play"}
+    for m in late:
+        if m["win_cost"] < grading.WIN_EXACT:
+            assert m["cost"] == 0 and m["best"] == m["chosen"]
+        else:
+            assert m["win_cost"] - 1e-3 <= m["cost"] <= min(
+                grading.COST_CAP, m["win_cost"] / grading.HOLE_FLOOR + 1e-3)
+            assert m["best"] != m["chosen"]

@@ -149,16 +149,25 @@ def test_the_replay_names_the_choices_that_cost_points(
             "deal": 1, "seat": 0, "by": "player", "kind": "discard", "chosen": ["5H", "5D"],
             "best": ["9C", "KD"], "cost": 2.34, "chosen_value": 5.0, "best_value": 7.34,
             "choices": 15})
+        # near the end: a play that gave up a chance to win, its cost that chance in points
+        body["grading"]["moves"].insert(1, {
+            "deal": 4, "seat": 0, "by": "player", "kind": "play", "chosen": ["TS"],
+            "best": ["4D"], "cost": 1.6, "chosen_value": 0.192, "best_value": 0.231,
+            "win_cost": 0.0388, "choices": 3})
         route.fulfill(response=answer, json=body)
 
     page.route(f"**/api/games/{gid}", costly)
     page.goto(f"{archive_server.url}/replay/{gid}")
     page.wait_for_selector("#grading[data-state=graded]")
     line = page.locator("#grading-moves li")
-    assert line.count() == 1 and line.get_attribute("data-cost") == "2.34"
-    assert line.text_content() == CATALOGUES["en"]["grading.move_discard"].format(
-        deal=1, who=page.text_content("#grading-seats tr[data-seat='0'] th"),
-        chosen="5♥ 5♦", best="9♣ K♦", cost="2.3")
+    assert line.count() == 2 and line.first.get_attribute("data-cost") == "2.34"
+    who = page.text_content("#grading-seats tr[data-seat='0'] th")
+    words = CATALOGUES["en"]
+    assert line.first.text_content() == words["grading.move_discard"].format(
+        deal=1, who=who, chosen="5♥ 5♦", best="9♣ K♦", cost="2.3")
+    assert line.nth(1).text_content() == " ".join((
+        words["grading.move_play"].format(deal=4, who=who, chosen="10♠", best="4♦", cost="1.6"),
+        words["grading.win_cost"].format(win="3.9")))
 
 
 def test_a_private_profile_is_its_players_only(archive_server: Any, new_page: Any,

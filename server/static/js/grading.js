@@ -9,7 +9,8 @@ import { formatNumber, t } from "./i18n.js";
 const num = (n, digits) => (n === null || n === undefined ? "—" : formatNumber(n, digits));
 
 /** One costly move as a sentence: "Deal 3: Anna laid 5♥ 5♦ away to the crib; better 9♣ K♦:
- * cost 2.3 points." `name(seat)` names a seat; `human(seat)`: whether a person held it (the
+ * cost 2.3 points." (near the end also "That gave up 4.1 % of the chance to win.").
+ * `name(seat)` names a seat; `human(seat)`: whether a person held it (the
  * computer's moves for a person's seat are marked so). */
 export function moveLine(move, name, human = () => true) {
   const params = {
@@ -17,7 +18,12 @@ export function moveLine(move, name, human = () => true) {
     // a cost under 0.1 keeps two decimals (never "0.0 points")
     best: cardsShort(move.best), cost: formatNumber(move.cost, move.cost < 0.1 ? 2 : 1),
   };
-  const text = t(move.kind === "discard" ? "grading.move_discard" : "grading.move_play", params);
+  let text = t(move.kind === "discard" ? "grading.move_discard" : "grading.move_play", params);
+  // Near the end the cost is a chance to win given up (in points at that score): say it.
+  if (typeof move.win_cost === "number" && move.win_cost > 0) {
+    const win = 100 * move.win_cost;
+    text = `${text} ${t("grading.win_cost", { win: formatNumber(win, win < 10 ? 1 : 0) })}`;
+  }
   return move.by === "computer" && human(move.seat) ? `${text} ${t("grading.by_computer")}` : text;
 }
 

@@ -1072,12 +1072,14 @@ export function roomPage(root, roomId) {
               onclick: () => { state.selected = new Set(c.cards); render(); } }, t("hint.pick"))))) : null);
     } else if (hint.kind === "play" && hint.best) {
       // Why: what the suggested card pegs now and what it leaves the next player.
+      // Near the end the value is the chance to win (`win`), not points: only the chance
+      // is said then. A next player who can always reply is not said to be stuck 0 %.
       const top = (hint.choices || [])[0];
+      const stuck = top ? Math.round(100 * (top.stuck || 0)) : 0;
       body = h("span", {}, t("hint.play", { card: cardShort(hint.best.card) }),
-        top && typeof top.reply === "number" ? [" ", t("hint.play_why", {
-          points: top.points, reply: formatNumber(top.reply, 1),
-          stuck: formatNumber(100 * (top.stuck || 0), 0) })] : null,
-        top && typeof top.value === "number" && typeof top.reply === "number"
+        top && typeof top.reply === "number" ? [" ", t(stuck > 0 ? "hint.play_why" : "hint.play_why_all", {
+          points: top.points, reply: formatNumber(top.reply, 1), stuck: formatNumber(stuck, 0) })] : null,
+        top && typeof top.value === "number" && typeof top.reply === "number" && typeof top.win !== "number"
           ? [" ", t("hint.play_value", { value: formatNumber(top.value, 1) })] : null,
         top && typeof top.win === "number" ? [" ", t("hint.win", { win: formatNumber(100 * top.win, 0) })] : null);
     }
