@@ -14,9 +14,10 @@ in order). Before each logged ``discard`` or ``play`` of a seat, the seat's
 plays as cards) is recorded with its cost:
 
 * the **value** of a choice is the ranking's own figure in points: a discard's
-  ``expected`` (kept hand plus or minus the crib, ``engine.computer.discard``), a play's
-  ``value`` (points now, the go's chance, less the next player's best reply, with the
-  standard player's small tie-breaks: ``engine.computer.pegging``);
+  ``expected`` (kept hand plus or minus the crib, with two players plus the kept four's
+  pegging margin: ``engine.computer.expert``), a play's ``value`` (with two players the
+  search's pegging margin over the rest of the play, and near the end its chance to win;
+  with more, points now less the next player's best reply: ``engine.computer.pegging``);
 * the **cost** is how much worse the chosen value is than the best's, in the ranking's own
   order (most points; fewest in Lowball, docs/rules.md §7): ``max(0, ±(best - chosen))``,
   0 below :data:`EXACT` (as good as the best), and at most :data:`COST_CAP` (the standard
