@@ -231,7 +231,8 @@ export function profilePage(root, playerId, { topBar, render }) {
     document.title = `${title} — ${t("chrome.brand")}`;
     render(root, h("div", {}, topBar(),
       h("main", { class: "profile-page", id: "profile" },
-        h("h1", {}, state.profile ? t("profile.title", { name: title }) : t("profile.page_title")),
+        h("h1", {}, state.profile ? (state.profile.name ? t("profile.title", { name: title }) : t("profile.title_nameless"))
+          : t("profile.page_title")),
         state.profile?.private ? h("p", { class: "muted" }, t("profile.private_note")) : null,
         body)));
   };

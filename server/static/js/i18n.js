@@ -122,7 +122,9 @@ export const has = (key) => catalogue[key] !== undefined;
 /** A number as this language writes it (1.5 / 1,5). */
 export function formatNumber(n, digits) {
   const opts = digits === undefined ? {} : { minimumFractionDigits: digits, maximumFractionDigits: digits };
-  return new Intl.NumberFormat(current, opts).format(n);
+  // What rounds to zero is shown as 0, never as "−0.0".
+  const shown = typeof n === "number" && (n === 0 || (digits !== undefined && Math.abs(n) < 0.5 * 10 ** -digits)) ? 0 : n;
+  return new Intl.NumberFormat(current, opts).format(shown);
 }
 
 /** "Anna, Ben and Carl" / "Anna, Ben og Carl" / "Anna, Ben och Carl". */

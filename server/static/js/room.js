@@ -1045,6 +1045,12 @@ export function roomPage(root, roomId) {
   // One discard choice with its parts: the kept hand, the crib, and (when the hint
   // counts it) the play's expected margin.
   function choiceWhy(c) {
+    // Near the end the discards are ranked by the chance to win: each says its chance.
+    const why = choicePoints(c);
+    return typeof c.win === "number" ? `${why} ${t("hint.win", { win: formatNumber(100 * c.win, 0) })}` : why;
+  }
+
+  function choicePoints(c) {
     const points = formatNumber(c.expected, 1);
     const cards = cardsShort(c.cards);
     if (typeof c.hand !== "number" || typeof c.crib !== "number") return t("hint.choice", { cards, points });
