@@ -169,6 +169,20 @@ def _scores(view: dict) -> tuple[int, int, int]:
     return mine, theirs, int((view.get("options") or {}).get("target", 121))
 
 
+def hole_worth(view: dict) -> float:
+    """What one hole is worth to this seat's chance to win at the view's scores: the win
+    table's change for one hole more or less (``(W(mine + 1) - W(mine - 1)) / 2``, one
+    hole up from 0), averaged over who deals next (:func:`.winprob.win_chance`). A chance
+    (0..1) per hole; 0.0 where :func:`applies` does not (no win table)."""
+    if not applies(view):
+        return 0.0
+    mine, theirs, target = _scores(view)
+    low = max(0, mine - 1)
+    change = sum(win_chance(mine + 1, theirs, i_deal, target)
+                 - win_chance(low, theirs, i_deal, target) for i_deal in (False, True)) / 2
+    return change / (mine + 1 - low)
+
+
 def near_end(view: dict, near: int | None = None) -> bool:
     """Whether a side is within ``near`` (:data:`NEAR`) holes of the target (the game can
     end in this deal or the next)."""
@@ -652,5 +666,5 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
     return rows
 
 
-__all__ = ["NEAR", "SAMPLES", "applies", "near_end", "rank_discards_expert",
+__all__ = ["NEAR", "SAMPLES", "applies", "hole_worth", "near_end", "rank_discards_expert",
            "rank_plays_expert"]

@@ -48,7 +48,7 @@ from typing import Any
 
 import engine
 from engine.computer import suggest
-from engine.computer.winprob import TARGETS, win_chance
+from engine.computer.expert import hole_worth as expert_hole_worth
 
 from .verify import stacked_start
 
@@ -76,22 +76,10 @@ little, and a small chance must not then cost many points."""
 
 
 def hole_worth(view: dict[str, Any]) -> float:
-    """What one hole is worth to the seat's chance to win at the view's scores (two players):
-    the win table's change for one hole more or less (``(W(mine + 1) - W(mine - 1)) / 2``,
-    :func:`engine.computer.winprob.win_chance`), averaged over who deals next, at least
+    """What one hole is worth to the seat's chance to win at the view's scores (two players:
+    :func:`engine.computer.expert.hole_worth`, from the win table), at least
     :data:`HOLE_FLOOR`. A chance (0..1) per hole."""
-    seat = view["seat"]
-    sides = view["sides"]
-    mine = int(view["scores"][sides[seat]])
-    theirs = int(view["scores"][sides[1 - seat]])
-    target = int((view.get("options") or {}).get("target", 121))
-    if target not in TARGETS:
-        return HOLE_FLOOR
-    low = max(0, mine - 1)
-    span = mine + 1 - low  # holes between the two scores compared (2, or 1 from 0)
-    change = sum(win_chance(mine + 1, theirs, i_deal, target)
-                 - win_chance(low, theirs, i_deal, target) for i_deal in (False, True)) / 2
-    return max(HOLE_FLOOR, change / span)
+    return max(HOLE_FLOOR, expert_hole_worth(view))
 
 
 def ranker(view: dict[str, Any], legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
