@@ -130,6 +130,8 @@ def decide(
         if ranked:
             return ranked[0]["action"]
     if "play" in kinds:
+        if len(choices) == 1:
+            return choices[0]  # one card: nothing to weigh
         ranked = (rank_plays_expert if expert else rank_plays)(view, choices)
         if ranked:
             return ranked[0]["action"]

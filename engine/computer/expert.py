@@ -615,7 +615,13 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
         ``standard``'s order.
     """
     rows = rank_plays(view, legal)
-    if not applies(view) or len(rows) <= 1 or not SEARCH:
+    if not applies(view) or not rows or not SEARCH:
+        return rows
+    near = near_end(view)
+    if len(rows) == 1 and not near:
+        # One card, far from the end: its points are the whole story. Near the end even a
+        # forced card is given its chance to win (a hint's "why"; a computer seat's
+        # decide() does not rank a single card at all).
         return rows
     seat = view["seat"]
     opp = 1 - seat
@@ -624,7 +630,6 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
     held = view["hand_sizes"][opp]
     count = int(view.get("count") or 0)
     pile = tuple(rank_of(e["card"]) for e in view.get("pile") or ())
-    near = near_end(view)
     samples = SAMPLES_BIG.get(len(mine) + held, SAMPLES)
     rnd = _rng(view)
     weighting = KEEP or AGREE_EPS < 1

@@ -180,3 +180,63 @@ def test_dark_theme_and_sounds(live_server: Any, new_page: Any, axe_source: str)
     assert page.get_attribute("#sound", "aria-pressed") == "true"
     page.click("#sound")
     assert page.get_attribute("#sound", "aria-pressed") == "false"
+
+
+def test_near_the_end_a_hint_gives_the_chance_to_win(live_server: Any, new_page: Any) -> None:
+    """A Danish player against the expert in a game to 61 (issue 22 point 5): once a side is
+    within reach of the game hole, the hint's discards each say their chance to win (they
+    are ranked by it), and the hint for a card to play says its chance to win and never
+    calls it points over the rest of the play — also when only one card can be played."""
+    import json
+    from pathlib import Path
+
+    da = json.loads((Path(__file__).resolve().parents[2] / "server" / "static" / "i18n"
+                     / "da.json").read_text(encoding="utf-8"))
+    win_words = da["hint.win"].split("{win}")[0]  # "Chance for at vinde: omkring "
+    value_words = da["hint.play_value"].split("{value}")[0]
+    me = new_page(locale="da-DK")
+    frames = watch_frames(me)
+    create_table(me, live_server.url, "Mette", target="61", seats={1: "expert"})
+
+    def ask() -> dict[str, Any]:
+        """Click the hint and wait for its answer (the suggestion) and its text."""
+        before = sum(f.get("type") == "hint" for f in frames)
+        me.click("#hint")
+        until = time.monotonic() + 20
+        while sum(f.get("type") == "hint" for f in frames) == before:
+            assert time.monotonic() < until, "no hint came"
+            me.wait_for_timeout(50)
+        me.wait_for_selector(".hint")
+        return [f for f in frames if f.get("type") == "hint"][-1]["suggestion"]
+
+    checked: dict[str, Any] = {}
+    end = time.monotonic() + 120
+    while len(checked) < 2:
+        assert time.monotonic() < end, f"not near the end in time: {checked}"
+        state = table(me)
+        assert state["status"] != "game_over", checked
+        mine = state["phase"] == "play" and state["turn"] == state["seat"]
+        if ("discard" not in checked and state["phase"] == "discard"
+                and me.locator("#send-crib").count() and me.locator("#hint").count()):
+            hint = ask()
+            if "win" in hint["choices"][0]:
+                me.wait_for_selector(".hint-choices li")
+                items = me.eval_on_selector_all(".hint-choices li",
+                                                "els => els.map(e => e.innerText)")
+                assert len(items) == 3 and all(win_words in i for i in items), items
+                # Shown best first, by the chance to win each one names.
+                chances = [float(re.search(r"omkring (\d+) %", i).group(1)) for i in items]
+                assert chances == sorted(chances, reverse=True), items
+                checked["discard"] = hint
+        elif ("play" not in checked and "discard" in checked and mine
+              and me.locator(".hand button.card:not([disabled])").count()
+              and me.locator("#hint").count()):
+            hint = ask()
+            assert "win" in hint["choices"][0], hint
+            me.wait_for_function("w => document.querySelector('.hint').innerText.includes(w)",
+                                 arg=win_words)
+            text = me.inner_text(".hint")
+            assert value_words not in text and " point værd mod" not in text, text
+            checked["play"] = hint
+        if not act_once(me):
+            time.sleep(0.05)

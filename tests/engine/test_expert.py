@@ -413,3 +413,24 @@ def test_near_end_play_breaks_ties_by_the_margin(monkeypatch) -> None:
     monkeypatch.undo()
     for row in suggest(view, engine.legal_actions(state, 1), "expert")["choices"]:
         assert 0.0 <= row["win"] <= 1.0
+
+
+def test_a_forced_card_near_the_end_gets_its_chance_to_win() -> None:
+    """Near the end even a play without a choice is given its chance to win in a hint (the
+    hint says a chance there, never points); a computer seat just plays it."""
+    state = _deal_at([100, 96])
+    state, _ = play_cards(state, ["KC", "KD", "5C"])  # 25: of 9D 8C 2S only 2S fits
+    assert state.turn == 0
+    view = engine.view(state, 0)
+    legal = engine.legal_actions(state, 0)
+    assert [a["card"] for a in legal] == ["2S"]
+    assert expert.near_end(view)
+    hint = suggest(view, legal, "expert")
+    (row,) = hint["choices"]
+    assert 0.0 < row["win"] < 1.0 and row["value"] == row["win"]
+    assert decide(view, legal, "expert") is legal[0]
+    # Far from the end a forced card keeps standard's points (nothing to search).
+    far = _deal_at([10, 6])
+    far, _ = play_cards(far, ["KC", "KD", "5C"])
+    (row,) = suggest(engine.view(far, 0), engine.legal_actions(far, 0), "expert")["choices"]
+    assert "win" not in row
