@@ -117,7 +117,7 @@ async function playTable({ encodings, options, seeds, watcherEncoding = "json", 
   }
 }
 
-test("a whole 2-player game in JSON, with a spectator", { timeout: 30_000 }, async () => {
+test("a whole 2-player game in JSON, with a spectator", { timeout: 60_000 }, async () => {
   // No WebSocketImpl: on Node 20 the client loads the ws package by itself.
   const { answers, logs } = await playTable({ encodings: ["json", "json"], options: { players: 2, target: 61 }, seeds: [1, 2] });
   assert.ok(answers[0].length > 10 && answers[1].length > 10);
@@ -125,7 +125,7 @@ test("a whole 2-player game in JSON, with a spectator", { timeout: 30_000 }, asy
   assert.equal(logs[0].received.filter((m) => m.type === "welcome").length, 1);
 });
 
-test("a whole 2-player game in msgpack with Muggins (announce and answer)", { timeout: 30_000 }, async () => {
+test("a whole 2-player game in msgpack with Muggins (announce and answer)", { timeout: 60_000 }, async () => {
   // One client loads @msgpack/msgpack lazily, the other gets it injected with the WebSocket.
   const { answers, logs } = await playTable({
     encodings: ["msgpack", "msgpack"],
@@ -138,7 +138,7 @@ test("a whole 2-player game in msgpack with Muggins (announce and answer)", { ti
   assert.ok(logs[0].received.some((m) => m.type === "update" && m.events.some((e) => e.type === "muggins_result")));
 });
 
-test("the browser path: Node's global WebSocket, JSON and msgpack seats", { timeout: 30_000 }, async () => {
+test("the browser path: Node's global WebSocket, JSON and msgpack seats", { timeout: 60_000 }, async () => {
   const script = fileURLToPath(new URL("./fixtures/global-websocket-game.js", import.meta.url));
   const child = spawn(process.execPath, ["--experimental-websocket", "--no-warnings", script, server.ws], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -160,7 +160,7 @@ test("the browser path: Node's global WebSocket, JSON and msgpack seats", { time
   summaries.push({ label: "global-WebSocket json+msgpack", version: summary.version });
 });
 
-test("a game against a computer seat given by the creator, every move taken from a hint", { timeout: 30_000 }, async () => {
+test("a game against a computer seat given by the creator, every move taken from a hint", { timeout: 60_000 }, async () => {
   const host = testClient(server.ws, "Ann");
   const log = record(host);
   try {
@@ -198,7 +198,7 @@ test("a game against a computer seat given by the creator, every move taken from
   }
 });
 
-test("join with `since`: an app coming back from saved tokens gets what it missed as events", { timeout: 30_000 }, async () => {
+test("join with `since`: an app coming back from saved tokens gets what it missed as events", { timeout: 60_000 }, async () => {
   const first = testClient(server.ws, "Ann");
   let saved;
   try {
@@ -235,7 +235,7 @@ test("join with `since`: an app coming back from saved tokens gets what it misse
   }
 });
 
-test("the turn clock: deadlines in the view, and the server acts for an idle seat", { timeout: 30_000 }, async () => {
+test("the turn clock: deadlines in the view, and the server acts for an idle seat", { timeout: 60_000 }, async () => {
   const host = testClient(server.ws, "Ann");
   const idle = testClient(server.ws, "Bob");
   const log = record(host);

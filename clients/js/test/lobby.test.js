@@ -19,7 +19,7 @@ after(async () => {
   await server?.stop();
 });
 
-test("a public table comes, changes and goes in the followers' lobby", { timeout: 30_000 }, async () => {
+test("a public table comes, changes and goes in the followers' lobby", { timeout: 60_000 }, async () => {
   const follower = testClient(server.ws, "Eve");
   const host = testClient(server.ws, "Ann", { language: "sv" });
   const guest = testClient(server.ws, "Bob");

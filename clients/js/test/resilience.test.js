@@ -47,7 +47,7 @@ async function oneMove(clients, random) {
   throw new Error("nobody has a move");
 }
 
-test("an act whose ack is lost in a dropped connection is re-sent with the same id and answered duplicate", { timeout: 30_000 }, async () => {
+test("an act whose ack is lost in a dropped connection is re-sent with the same id and answered duplicate", { timeout: 60_000 }, async () => {
   const hooks = { armed: null, acts: 0 };
   hooks.outgoing = (frame) => {
     if (frame.type === "act" && ++hooks.acts === 3) hooks.armed = frame.action_id;
@@ -85,7 +85,7 @@ test("an act whose ack is lost in a dropped connection is re-sent with the same 
   }
 });
 
-test("a version gap, a patch that does not apply and a missed last update are repaired by resync", { timeout: 30_000 }, async () => {
+test("a version gap, a patch that does not apply and a missed last update are repaired by resync", { timeout: 60_000 }, async () => {
   const hostHooks = { mode: "pass" };
   hostHooks.incoming = (frame) => {
     if (frame.type !== "update" || hostHooks.mode === "pass") return "pass";
@@ -165,7 +165,7 @@ test("a version gap, a patch that does not apply and a missed last update are re
   }
 });
 
-test("retryable rejects are retried with the same id up to the limit, then handed to the app", { timeout: 30_000 }, async () => {
+test("retryable rejects are retried with the same id up to the limit, then handed to the app", { timeout: 60_000 }, async () => {
   const hooks = { fake: null, loseAck: null };
   hooks.outgoing = (frame) => {
     if (frame.type === "act" && hooks.fake) {
@@ -244,7 +244,7 @@ test("retryable rejects are retried with the same id up to the limit, then hande
   }
 });
 
-test("fatal close codes and the app's close() are not retried", { timeout: 30_000 }, async () => {
+test("fatal close codes and the app's close() are not retried", { timeout: 60_000 }, async () => {
   const hooks = {};
   const { host, guest } = await table({ WebSocketImpl: faultyWebSocket(hooks) });
   const logs = [record(host), record(guest)];
@@ -277,7 +277,7 @@ test("fatal close codes and the app's close() are not retried", { timeout: 30_00
   }
 });
 
-test("a close event without a real close code (0) counts as abnormal (1006): the client reconnects", { timeout: 30_000 }, async () => {
+test("a close event without a real close code (0) counts as abnormal (1006): the client reconnects", { timeout: 60_000 }, async () => {
   const hooks = {};
   const { host, guest } = await table({ WebSocketImpl: faultyWebSocket(hooks) });
   const log = record(host);

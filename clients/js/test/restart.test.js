@@ -100,7 +100,7 @@ test("SIGTERM (graceful restart): close code 1012, then a resume and the game's 
   }
 });
 
-test("in-memory store: a resume refused after a restart is reported, not retried forever", { timeout: 30_000 }, async () => {
+test("in-memory store: a resume refused after a restart is reported, not retried forever", { timeout: 60_000 }, async () => {
   const server = await ServerProcess.start();
   const client = testClient(server.ws, "Ann");
   const log = record(client);
