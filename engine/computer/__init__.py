@@ -150,7 +150,8 @@ def suggest(
             expert's discard choices also carry ``play`` (the kept four's average pegging
             margin, included in ``expected``) and near the end ``win`` (the chance to win,
             by which they are ranked); its play choices' ``value`` is the search's average
-            pegging margin, or near the end the chance to win (also ``win``).
+            pegging margin, or near the end the chance to win (also ``win``, even for a
+            card that is the only one that can be played).
 
     Raises:
         ValueError: an unknown level.
