@@ -266,7 +266,8 @@ def test_the_turn_clock_is_by_the_hand(live_server: Any, new_page: Any) -> None:
     page.select_option("#seat-1", "standard")
     page.select_option("#turn-clock", "30")
     page.click("button[type=submit]")
-    page.wait_for_selector("#table[data-phase=discard] #my-clock")
+    # A loaded machine once took more than the default 10 s to get here (a wait, not a bound).
+    page.wait_for_selector("#table[data-phase=discard] #my-clock", timeout=30_000)
     got = page.evaluate("""() => {
       const clock = document.querySelector('#my-clock');
       const hand = document.querySelector('.hand');
@@ -281,7 +282,8 @@ def test_the_turn_clock_is_by_the_hand(live_server: Any, new_page: Any) -> None:
     assert got["inArea"] and got["next"], got
     assert 0 <= got["gap"] <= 24 and abs(got["left"]) <= 8, got
     assert got["font"] >= 20, got
-    assert re.search(r"\b(2\d|30) s for your move", got["text"]), got
+    # The seconds left of the 30 (fewer if the page was slow to come).
+    assert re.search(r"\b([1-9]|[12]\d|30) s for your move", got["text"]), got
     assert "⏱" not in got["text"]
     assert got["svg"][0] >= 16 and got["svg"][1] >= 16, got
     assert got["live"] == [""], got  # nothing said while there is time
