@@ -193,6 +193,9 @@ def test_near_the_end_a_hint_gives_the_chance_to_win(live_server: Any, new_page:
     da = json.loads((Path(__file__).resolve().parents[2] / "server" / "static" / "i18n"
                      / "da.json").read_text(encoding="utf-8"))
     win_words = da["hint.win"].split("{win}")[0]  # "Chance for at vinde: omkring "
+    # "chance for at vinde omkring ": a discard's chance, said before its points
+    choice_words = da["hint.choice_win"].split("{win}")[0].split("{cards}: ")[1]
+    never_words = da["hint.play_why_none"].split("{points}")[1]  # " point nu, og den næste..."
     value_words = da["hint.play_value"].split("{value}")[0]
     me = new_page(locale="da-DK")
     frames = watch_frames(me)
@@ -223,7 +226,7 @@ def test_near_the_end_a_hint_gives_the_chance_to_win(live_server: Any, new_page:
                 me.wait_for_selector(".hint-choices li")
                 items = me.eval_on_selector_all(".hint-choices li",
                                                 "els => els.map(e => e.innerText)")
-                assert len(items) == 3 and all(win_words in i for i in items), items
+                assert len(items) == 3 and all(choice_words in i for i in items), items
                 # Shown best first, by the chance to win each one names.
                 chances = [float(re.search(r"omkring (\d+) %", i).group(1)) for i in items]
                 assert chances == sorted(chances, reverse=True), items
@@ -237,6 +240,9 @@ def test_near_the_end_a_hint_gives_the_chance_to_win(live_server: Any, new_page:
                                  arg=win_words)
             text = me.inner_text(".hint")
             assert value_words not in text and " point værd mod" not in text, text
+            # A next player who can never play on it is not given a reply "worth 0".
+            never = hint["choices"][0]["stuck"] >= 1
+            assert (never_words in text) == never and "100 %" not in text, text
             checked["play"] = hint
         if not act_once(me):
             time.sleep(0.05)

@@ -9,7 +9,7 @@ import { formatNumber, t } from "./i18n.js";
 const num = (n, digits) => (n === null || n === undefined ? "—" : formatNumber(n, digits));
 
 /** One costly move as a sentence: "Deal 3: Anna laid 5♥ 5♦ away to the crib; better 9♣ K♦:
- * cost 2.3 points." (near the end also "That gave up 4.1 % of the chance to win.").
+ * cost 2.3 points." (near the end also "That lowered the chance to win by 4.1 percentage points.").
  * `name(seat)` names a seat; `human(seat)`: whether a person held it (the
  * computer's moves for a person's seat are marked so). */
 export function moveLine(move, name, human = () => true) {

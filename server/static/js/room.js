@@ -1045,20 +1045,31 @@ export function roomPage(root, roomId) {
   // One discard choice with its parts: the kept hand, the crib, and (when the hint
   // counts it) the play's expected margin.
   function choiceWhy(c) {
-    // Near the end the discards are ranked by the chance to win: each says its chance.
-    const why = choicePoints(c);
-    return typeof c.win === "number" ? `${why} ${t("hint.win", { win: formatNumber(100 * c.win, 0) })}` : why;
+    // Near the end the discards are ranked by the chance to win: each says its chance
+    // first, then its points (which need not be in the same order).
+    if (typeof c.win !== "number") return choicePoints(c);
+    const win = formatNumber(100 * c.win, 0);
+    if (typeof c.hand === "number" && typeof c.crib === "number" && typeof c.play === "number") {
+      return t("hint.choice_win", { ...choiceParts(c), win, play: formatNumber(c.play, 1) });
+    }
+    return `${choicePoints(c)} ${t("hint.win", { win })}`;
   }
 
-  function choicePoints(c) {
-    const points = formatNumber(c.expected, 1);
-    const cards = cardsShort(c.cards);
-    if (typeof c.hand !== "number" || typeof c.crib !== "number") return t("hint.choice", { cards, points });
+  // A discard choice's cards, expected points, hand and crib as the texts show them.
+  function choiceParts(c) {
     // The crib counts against the choice when it is an opponent's: its sign is the one
     // that adds up to the expected total.
     const rest = c.expected - c.hand - (typeof c.play === "number" ? c.play : 0);
     const crib = Math.abs(rest - c.crib) <= Math.abs(rest + c.crib) ? c.crib : -c.crib;
-    const parts = { cards, points, hand: formatNumber(c.hand, 1), crib: formatNumber(crib, 1) };
+    return { cards: cardsShort(c.cards), points: formatNumber(c.expected, 1),
+      hand: formatNumber(c.hand, 1), crib: formatNumber(crib, 1) };
+  }
+
+  function choicePoints(c) {
+    if (typeof c.hand !== "number" || typeof c.crib !== "number") {
+      return t("hint.choice", { cards: cardsShort(c.cards), points: formatNumber(c.expected, 1) });
+    }
+    const parts = choiceParts(c);
     if (typeof c.play === "number") return t("hint.choice_why_play", { ...parts, play: formatNumber(c.play, 1) });
     return t("hint.choice_why", parts);
   }
@@ -1079,11 +1090,13 @@ export function roomPage(root, roomId) {
     } else if (hint.kind === "play" && hint.best) {
       // Why: what the suggested card pegs now and what it leaves the next player.
       // Near the end the value is the chance to win (`win`), not points: only the chance
-      // is said then. A next player who can always reply is not said to be stuck 0 %.
+      // is said then. A next player who can always reply is not said to be stuck 0 %, nor
+      // one who never can to have a reply worth 0 (they cannot play on it).
       const top = (hint.choices || [])[0];
       const stuck = top ? Math.round(100 * (top.stuck || 0)) : 0;
+      const why = top && (top.stuck || 0) >= 1 ? "hint.play_why_none" : stuck > 0 ? "hint.play_why" : "hint.play_why_all";
       body = h("span", {}, t("hint.play", { card: cardShort(hint.best.card) }),
-        top && typeof top.reply === "number" ? [" ", t(stuck > 0 ? "hint.play_why" : "hint.play_why_all", {
+        top && typeof top.reply === "number" ? [" ", t(why, {
           points: top.points, reply: formatNumber(top.reply, 1), stuck: formatNumber(stuck, 0) })] : null,
         top && typeof top.value === "number" && typeof top.reply === "number" && typeof top.win !== "number"
           ? [" ", t("hint.play_value", { value: formatNumber(top.value, 1) })] : null,
