@@ -45,6 +45,11 @@ class RoomSummary(_Model):
         "A credential that does not authenticate is ignored here (null).")
     created: float = Field(description="Unix time, seconds.")
     updated: float = Field(description="Unix time of the last change, seconds.")
+    game: str | None = Field(
+        default=None, pattern=r"^[a-z2-7]{16}$",
+        description="Once the room's current game is over (or abandoned): the id it is "
+        "archived under (`GET /api/games/{game}`, the page `/replay/{game}` with its "
+        "grading), known the moment it ends, before the archive has it; else null.")
 
 
 class RoomCreatedBody(_Model):

@@ -55,6 +55,7 @@ from protocol.openapi import document as openapi_document
 
 from . import frames
 from .archive.grader import Grader
+from .archive.outbox import game_id
 from .archive.reader import ArchiveReader
 from .archive.replay import replay_body
 from .archive.worker import Archiver
@@ -590,6 +591,9 @@ async def room_summary(request: Request) -> Response:
             "your_seat": await _your_seat(request, record),
             "created": record.created,
             "updated": record.updated,
+            # The id the finished (or abandoned) game is archived under, known as it ends.
+            "game": (game_id(record.id, record.created, record.game_number)
+                     if record.status == "game_over" or record.abandoned else None),
         }
     )
 

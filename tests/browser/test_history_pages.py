@@ -57,6 +57,8 @@ def _finished_game(server: Any, options: dict) -> str:
     while httpx.get(f"{server.url}/api/games/{gid}").status_code != 200:
         assert time.monotonic() < end, "not archived in time"
         time.sleep(0.1)
+    # The room's summary names the game it is archived under (the web table's link).
+    assert httpx.get(f"{server.url}/api/rooms/{made['room']}").json()["game"] == gid
     return gid
 
 

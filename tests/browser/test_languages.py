@@ -135,6 +135,15 @@ def test_a_whole_game_in_danish_and_swedish(live_server: Any, new_page: Any, scr
         if not act_once(me, muggins=True):
             time.sleep(0.05)
     assert {"discard", "play", "announce", "review"} <= seen, seen
+    # A link to the game in the archive, where its grading is (issue 22 point 4): the id
+    # the room's summary gives for the finished game.
+    link = me.wait_for_selector("#graded-replay")
+    words = json.loads((STATIC / f"{lang}.json").read_text(encoding="utf-8"))
+    assert link.inner_text() == words["replay.graded"]
+    room = me.url.rsplit("/r/", 1)[1].split("?")[0]
+    summary = me.evaluate("async (r) => (await fetch(`/api/rooms/${r}`)).json()", room)
+    assert summary["status"] == "game_over" and re.fullmatch(r"[a-z2-7]{16}", summary["game"])
+    assert link.get_attribute("href") == f"/replay/{summary['game']}"
     check(me, "game over")
     # The winner's front peg is in the game hole, on the board.
     inside = me.evaluate("""() => {

@@ -19,6 +19,7 @@ def test_create_and_summary(server):
     assert body["options"]["players"] == 3 and len(body["creator_token"]) >= 22
     s = httpx.get(f"{server.http}/api/rooms/{room}").json()
     assert s["status"] == "waiting" and s["seats_taken"] == 0 and len(s["seats"]) == 3
+    assert s["game"] is None  # no game over yet: nothing archived to name
     assert "seed" not in s and "creator_hash" not in str(s)
 
 
@@ -51,7 +52,7 @@ async def test_summary_of_a_game_in_progress(server):
     room, players, _ = await seat_players(server.ws, {"players": 2, "target": 61})
     try:
         s = httpx.get(f"{server.http}/api/rooms/{room}").json()
-        assert s["status"] == "playing" and s["seats_taken"] == 2
+        assert s["status"] == "playing" and s["seats_taken"] == 2 and s["game"] is None
         assert [x["connected"] for x in s["seats"]] == [True, True]
         assert [x["name"] for x in s["seats"]] == ["host", "p1"]
         assert "token" not in str(s)

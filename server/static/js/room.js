@@ -54,6 +54,8 @@ export function roomPage(root, roomId) {
   const state = {
     mode: "loading", // loading | lobby | missing | table
     summary: null, // GET /api/rooms/{id}, for the lobby
+    archived: null, // {number, id}: the finished game's id in the archive (its grading)
+    archivedAsked: null, // the game number whose archive id was asked for
     name: loadName(),
     client: null,
     connStatus: "connecting",
@@ -997,7 +999,7 @@ export function roomPage(root, roomId) {
       // In a match: the match's next game, or once it is over a new match (docs/rules.md §8.4).
       t(v.match ? (v.match.over ? "match.new_match" : "match.next_game") : "hand.rematch")));
     }
-    if (v.phase === "game_over") actions.push(...replayButtons());
+    if (v.phase === "game_over") actions.push(...replayButtons(), gradedLink(v));
     if (hintsAllowed() && myMove()) {
       actions.push(h("button", { type: "button", id: "hint", "data-key": "hint", onclick: askHint }, t("hint.button")));
     }
@@ -1313,6 +1315,35 @@ export function roomPage(root, roomId) {
           render();
         } }, t("replay.watch")),
     ];
+  }
+
+  // At game over, a link to the game in the archive (/replay/<id>), where the grading of
+  // every choice is: the id comes from the room's summary (GET /api/rooms/{id}, `game`),
+  // asked once per game.
+  function gradedLink(v) {
+    const known = state.archived;
+    if (known && known.number === v.game_number) {
+      return h("a", { href: `/replay/${encodeURIComponent(known.id)}`, id: "graded-replay",
+        class: "graded-link", "data-key": "graded-replay" }, t("replay.graded"));
+    }
+    if (state.archivedAsked !== v.game_number) {
+      state.archivedAsked = v.game_number;
+      archivedId(v.game_number);
+    }
+    return null;
+  }
+
+  async function archivedId(number) {
+    try {
+      const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}`);
+      const summary = res.ok ? await res.json() : null;
+      if (summary && summary.game && state.view && state.view.game_number === number) {
+        state.archived = { number, id: summary.game };
+        render();
+      }
+    } catch {
+      /* no link: the replay buttons still work */
+    }
   }
 
   function replayPage() {
