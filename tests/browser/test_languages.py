@@ -144,6 +144,14 @@ def test_a_whole_game_in_danish_and_swedish(live_server: Any, new_page: Any, scr
     summary = me.evaluate("async (r) => (await fetch(`/api/rooms/${r}`)).json()", room)
     assert summary["status"] == "game_over" and re.fullmatch(r"[a-z2-7]{16}", summary["game"])
     assert link.get_attribute("href") == f"/replay/{summary['game']}"
+    # Someone who comes to watch the finished table is given the same link.
+    watcher = new_page(locale=locale)
+    watcher.goto(me.url)
+    watcher.click("#watch")
+    seen_link = watcher.wait_for_selector("#graded-replay")
+    assert seen_link.get_attribute("href") == f"/replay/{summary['game']}"
+    assert seen_link.inner_text() == words["replay.graded"]
+    watcher.close()
     check(me, "game over")
     # The winner's front peg is in the game hole, on the board.
     inside = me.evaluate("""() => {

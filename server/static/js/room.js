@@ -1050,11 +1050,18 @@ export function roomPage(root, roomId) {
     // Near the end the discards are ranked by the chance to win: each says its chance
     // first, then its points (which need not be in the same order).
     if (typeof c.win !== "number") return choicePoints(c);
-    const win = formatNumber(100 * c.win, 0);
+    const win = chanceText(c.win);
     if (typeof c.hand === "number" && typeof c.crib === "number" && typeof c.play === "number") {
       return t("hint.choice_win", { ...choiceParts(c), win, play: formatNumber(c.play, 1) });
     }
     return `${choicePoints(c)} ${t("hint.win", { win })}`;
+  }
+
+  // A chance to win (0..1) in percent: whole percents, but one decimal below 1 % and above
+  // 99 %, where whole percents would make different choices all read 0 or 100.
+  function chanceText(p) {
+    const pct = 100 * p;
+    return formatNumber(pct, pct > 0 && pct < 100 && (pct < 1 || pct > 99) ? 1 : 0);
   }
 
   // A discard choice's cards, expected points, hand and crib as the texts show them.
@@ -1102,7 +1109,7 @@ export function roomPage(root, roomId) {
           points: top.points, reply: formatNumber(top.reply, 1), stuck: formatNumber(stuck, 0) })] : null,
         top && typeof top.value === "number" && typeof top.reply === "number" && typeof top.win !== "number"
           ? [" ", t("hint.play_value", { value: formatNumber(top.value, 1) })] : null,
-        top && typeof top.win === "number" ? [" ", t("hint.win", { win: formatNumber(100 * top.win, 0) })] : null);
+        top && typeof top.win === "number" ? [" ", t("hint.win", { win: chanceText(top.win) })] : null);
     }
     else if (hint.kind === "announce") {
       body = h("span", { class: "hint-muggins" }, t(`hint.announce_${hint.counting === "crib" ? "crib" : "hand"}`),
@@ -1265,7 +1272,9 @@ export function roomPage(root, roomId) {
         h("button", {
           type: "button", id: "whole-game", "data-key": "whole-game", "aria-expanded": String(state.wholeGame),
           "aria-controls": "whole-game-view", onclick: () => { state.wholeGame = !state.wholeGame; render(); },
-        }, state.wholeGame ? t("story.hide") : t("story.show"))),
+        }, state.wholeGame ? t("story.hide") : t("story.show")),
+        // Someone watching gets the link to the graded game too (a player has it by the hand).
+        state.seat === null && state.view && state.view.phase === "game_over" ? gradedLink(state.view) : null),
       state.wholeGame ? wholeGame(names) : null);
   }
 
