@@ -6,8 +6,10 @@ follows prefers-color-scheme; sounds are made in the page, off by default, with 
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -187,9 +189,6 @@ def test_near_the_end_a_hint_gives_the_chance_to_win(live_server: Any, new_page:
     within reach of the game hole, the hint's discards each say their chance to win (they
     are ranked by it), and the hint for a card to play says its chance to win and never
     calls it points over the rest of the play — also when only one card can be played."""
-    import json
-    from pathlib import Path
-
     da = json.loads((Path(__file__).resolve().parents[2] / "server" / "static" / "i18n"
                      / "da.json").read_text(encoding="utf-8"))
     win_words = da["hint.win"].split("{win}")[0]  # "Chance for at vinde: omkring "
