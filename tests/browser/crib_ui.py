@@ -142,6 +142,25 @@ def act_once(page: Any, choose_discard: Callable[[list[str]], list[str]] = first
     return False
 
 
+READY_TO_ACT = """() => {
+  const t = document.querySelector('#table');
+  if (!t) return false;
+  if (t.dataset.phase === 'discard') return document.querySelector('#send-crib') !== null;
+  return t.dataset.phase === 'play' && t.dataset.turn === t.dataset.seat
+    && document.querySelector('.hand button.card:not([disabled])') !== null;
+}"""
+
+
+def act_when_ready(page: Any, choose_discard: Callable[[list[str]], list[str]] = first_two,
+                   *, timeout: float = 30.0) -> None:
+    """Wait until this person's own page offers a move (the "lay away" button, or a card
+    to play on their turn), then make it. For a move the test knows is due: another page
+    may show the new deal before this one does, and ``act_once`` alone would then find
+    nothing to do and return ``False``."""
+    page.wait_for_function(READY_TO_ACT, timeout=timeout * 1000)
+    assert act_once(page, choose_discard), table(page)
+
+
 def muggins_step(page: Any, state: dict[str, str], *, undercount: bool) -> bool:
     """Under Muggins: announce the count of the pending hand you own (its true count, or
     one less with ``undercount``), or answer an opponent's announcement with the right call.

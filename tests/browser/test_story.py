@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from crib_ui import (
     act_once,
+    act_when_ready,
     create_table,
     hand,
     log_lines,
@@ -98,8 +99,8 @@ def test_the_last_to_sit_and_a_late_joiner_see_the_cut(live_server: Any, new_pag
         page.wait_for_selector("#table[data-phase=discard]")
         page.wait_for_selector(".cut-for-deal .card")
     # A few moves: both lay away, two cards are played.
-    act_once(anna)
-    act_once(ben)
+    act_when_ready(anna)
+    act_when_ready(ben)
     anna.wait_for_selector("#table[data-phase=play]")
     plays = 0
     end = time.monotonic() + 20

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from crib_ui import (
     act_once,
+    act_when_ready,
     create_table,
     hand,
     play_until_game_over,
@@ -112,7 +113,7 @@ def test_a_reload_mid_deal_resumes_the_same_seat(live_server: Any, new_page: Any
         "() => document.querySelector('.player[data-seat=\"0\"] .presence.on') !== null")
 
     # Play goes on: Ben discards, and the reloaded page can play when its turn comes.
-    act_once(ben)
+    act_when_ready(ben)
     anna.wait_for_selector("#table[data-phase=play]")
     for _ in range(4):
         if act_once(anna) or act_once(ben):
@@ -245,7 +246,7 @@ def test_a_dropped_connection_comes_back_to_the_same_seat(live_server: Any,
     link = create_table(anna, live_server.url, "Anna")
     sit(ben, link, "Ben", seat=1)
     anna.wait_for_selector("#table[data-phase=discard]")
-    act_once(anna)
+    act_when_ready(anna)
     kept = sorted(hand(anna))
     sockets[-1].close()
     act_once(ben)  # the deal goes on while Anna is away
@@ -350,8 +351,8 @@ def test_the_creator_gives_a_seat_to_a_computer(quick_takeover_server: Any,
     assert "A computer player (easy) takes seat 2" in anna.inner_text(".log")
 
     # A few moves: both people lay away (the computer by itself), and the play begins.
-    act_once(anna)
-    act_once(ben)
+    act_when_ready(anna)
+    act_when_ready(ben)
     anna.wait_for_selector("#table[data-phase=play]")
     end = time.monotonic() + 20
     plays = 0
@@ -410,7 +411,7 @@ def test_the_turn_clock_counts_down_and_the_computer_moves_for_an_idle_player(
     assert re.fullmatch(r"[0-3] s for your move", anna.inner_text("#my-clock .turn-timer-text"))
     assert re.fullmatch(r"Ben: [0-3] s", anna.inner_text(".clocks-line [data-clock-seat='1']"))
     # Ben lays away; Anna does nothing and her clock runs out.
-    act_once(ben)
+    act_when_ready(ben)
     anna.wait_for_selector("text=Your time ran out: the computer made your move.",
                            timeout=10_000)
     ben.wait_for_selector("text=Anna's time ran out: the computer made the move.")

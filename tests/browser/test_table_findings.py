@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from crib_ui import act_once, create_table, hand, sit, table, watch_frames
+from crib_ui import act_when_ready, create_table, hand, sit, table, watch_frames
 
 pytestmark = pytest.mark.browser
 
@@ -339,7 +339,7 @@ def test_no_glyph_needs_a_font_the_device_may_not_have(live_server: Any, new_pag
     ben.fill("#lobby-name", "Ben")
     ben.click("button[data-seat='1']")
     page.wait_for_selector("#table[data-phase=discard] .chip.clock")
-    act_once(ben)  # Ben lays away: a "laid away" chip on Anna's side
+    act_when_ready(ben)  # Ben lays away: a "laid away" chip on Anna's side
     page.wait_for_selector(".player[data-seat='1'] .chip.done")
     for p in (page, ben):
         got = p.evaluate(BANNED)
