@@ -120,7 +120,9 @@ def browser() -> Iterator[Any]:
 def new_page(browser: Any) -> Iterator[Any]:
     """``new_page(phone=False)``: a page in its own browser context (its own localStorage,
     so each is an independent person). Page errors, console errors and any request that
-    leaves the loopback server (a CDN, a web font) fail the test."""
+    leaves the loopback server (a CDN, a web font) fail the test. Every wait on a page
+    gives up after 20 s: CI's machines run the suite about 1.5 times slower than a laptop,
+    and a wait that fails there only because the machine is busy hides nothing."""
     contexts: list[Any] = []
     problems: list[str] = []
 
@@ -130,7 +132,7 @@ def new_page(browser: Any) -> Iterator[Any]:
         context = browser.new_context(**(PHONE if phone else DESKTOP), **extra)
         contexts.append(context)
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(20_000)
         page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
         page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
                 if m.type == "error" else None)

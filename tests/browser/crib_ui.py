@@ -82,7 +82,7 @@ def hand(page: Any) -> list[str]:
     return page.eval_on_selector_all(".hand .card", "els => els.map(e => e.dataset.card)")
 
 
-def wait_for_change(page: Any, version: str, timeout: float = 10.0) -> None:
+def wait_for_change(page: Any, version: str, timeout: float = 20.0) -> None:
     """Wait until the room version shown by the page moves past ``version``."""
     page.wait_for_function(
         "v => { const t = document.querySelector('#table');"

@@ -82,7 +82,7 @@ class EnglishCheck:
         # The page loads its catalogue before it draws (main.js): wait for that.
         page.wait_for_function("l => document.documentElement.lang === l"
                                " && document.querySelector('#app').childElementCount > 0",
-                               arg=self.lang, timeout=10_000)
+                               arg=self.lang, timeout=20_000)
         assert page.evaluate("document.documentElement.lang") == self.lang, where
         texts = page.evaluate(PAGE_WORDS)
         found = []

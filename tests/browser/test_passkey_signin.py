@@ -31,7 +31,7 @@ def test_a_passkey_gives_the_same_player_back(live_server: Any, browser: Any,
     problems: list[str] = []
     try:
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(20_000)
         page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
         page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
                 if m.type == "error" else None)

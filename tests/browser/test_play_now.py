@@ -71,12 +71,12 @@ def test_the_waiting_screen_in_swedish_offers_the_computer(
     page.wait_for_selector("[data-key=play-now]")
     page.fill("#quick-name", "Sam")
     page.click("[data-key=play-now]")
-    page.wait_for_selector("[data-key=quick-computer]", timeout=10_000)
+    page.wait_for_selector("[data-key=quick-computer]", timeout=20_000)
     assert page.text_content("[data-key=quick-computer]") == CATALOGUES["sv"]["quick.play_computer"]
     assert page.text_content("[data-key=quick-cancel]") == CATALOGUES["sv"]["quick.cancel"]
     axe(page, axe_source, "waiting screen with the computer offer (Swedish)")
     page.click("[data-key=quick-computer]")
-    page.wait_for_url("**/r/*", timeout=10_000)
+    page.wait_for_url("**/r/*", timeout=20_000)
     page.wait_for_selector("#table[data-phase=discard]")
     assert table(page)["seat"] == "0"
 

@@ -104,7 +104,7 @@ def frame_table(browser: Any, site: StaticSite, url: str) -> tuple[str, bool, li
         page = context.new_page()
         page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
         page.goto(f"{site.origin}/index.html?src={url}")
-        page.wait_for_function("window.framed === true", timeout=10_000)
+        page.wait_for_function("window.framed === true", timeout=20_000)
         child = next(f for f in page.frames if f is not page.main_frame)
         shows_table = False
         if child.url.startswith("http"):

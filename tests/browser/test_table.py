@@ -413,7 +413,7 @@ def test_the_turn_clock_counts_down_and_the_computer_moves_for_an_idle_player(
     # Ben lays away; Anna does nothing and her clock runs out.
     act_when_ready(ben)
     anna.wait_for_selector("text=Your time ran out: the computer made your move.",
-                           timeout=10_000)
+                           timeout=20_000)
     ben.wait_for_selector("text=Anna's time ran out: the computer made the move.")
     anna.wait_for_selector("#table[data-phase=play]")
     assert len(hand(anna)) == 4

@@ -266,7 +266,7 @@ def test_the_turn_clock_is_by_the_hand(live_server: Any, new_page: Any) -> None:
     page.select_option("#seat-1", "standard")
     page.select_option("#turn-clock", "30")
     page.click("button[type=submit]")
-    # A loaded machine once took more than the default 10 s to get here (a wait, not a bound).
+    # A loaded machine once took more than the default wait (then 10 s) to get here (a wait, not a bound).
     page.wait_for_selector("#table[data-phase=discard] #my-clock", timeout=30_000)
     got = page.evaluate("""() => {
       const clock = document.querySelector('#my-clock');
@@ -362,7 +362,7 @@ def test_a_rules_page_that_does_not_exist_says_so_in_the_readers_language(
                           ("sv-SE", "Den regelsidan finns inte"), ("en-GB", "No such rules page")):
         context = browser.new_context(locale=locale)
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(20_000)
         problems: list[str] = []
         page.on("pageerror", lambda e, seen=problems: seen.append(str(e)))
         page.on("console", lambda m, seen=problems: seen.append(m.text) if m.type == "error"
