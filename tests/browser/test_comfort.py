@@ -227,7 +227,8 @@ def test_near_the_end_a_hint_gives_the_chance_to_win(live_server: Any, new_page:
                                                 "els => els.map(e => e.innerText)")
                 assert len(items) == 3 and all(choice_words in i for i in items), items
                 # Shown best first, by the chance to win each one names.
-                chances = [float(re.search(r"omkring (\d+) %", i).group(1)) for i in items]
+                chances = [float(re.search(r"omkring ([\d,]+) %", i).group(1).replace(",", "."))
+                           for i in items]
                 assert chances == sorted(chances, reverse=True), items
                 checked["discard"] = hint
         elif ("play" not in checked and "discard" in checked and mine

@@ -265,6 +265,7 @@ def test_hints_only_where_the_room_allows_them(live_server: Any, new_page: Any,
     without hints no hint button is ever offered."""
     me = new_page()
     sent = watch_frames(me, sent=True)
+    got = watch_frames(me)
     create_table(me, live_server.url, "Pat", players="4p", target="121",
                  seats={1: "standard", 2: "easy", 3: "standard"})
     me.wait_for_selector("#table[data-phase=discard]")
@@ -292,7 +293,19 @@ def test_hints_only_where_the_room_allows_them(live_server: Any, new_page: Any,
     if table(me)["turn"] == "0" and table(me)["phase"] == "play":
         me.click("#hint")
         me.wait_for_selector(".hint >> text=Play")
-        assert "the next player" in me.inner_text(".hint"), me.inner_text(".hint")
+        text = me.inner_text(".hint")
+        assert "the next player" in text, text
+        # The sentence fits the reply the suggestion names: one that pegs next to nothing
+        # is said so, not "worth about 0.0 points"; a next player who can never play on
+        # the card is not given a reply at all.
+        top = [f for f in got if f.get("type") == "hint"][-1]["suggestion"]["choices"][0]
+        en = json.loads((Path(__file__).resolve().parents[2] / "server" / "static" / "i18n"
+                         / "en.json").read_text(encoding="utf-8"))
+        key = ("hint.play_why_none" if top["stuck"] >= 1
+               else "hint.play_why_nothing" if top["reply"] < 0.05
+               else "hint.play_why" if round(100 * top["stuck"]) > 0 else "hint.play_why_all")
+        fixed = en[key].split("{points}")[1].split("{")[0]
+        assert fixed in text and "about 0.0 points" not in text, (top, text)
     end = time.monotonic() + 60
 
     def pictured() -> bool:

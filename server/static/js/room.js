@@ -1100,10 +1100,13 @@ export function roomPage(root, roomId) {
       // Why: what the suggested card pegs now and what it leaves the next player.
       // Near the end the value is the chance to win (`win`), not points: only the chance
       // is said then. A next player who can always reply is not said to be stuck 0 %, nor
-      // one who never can to have a reply worth 0 (they cannot play on it).
+      // one who never can to have a reply worth 0 (they cannot play on it), nor a reply
+      // that pegs (next to) nothing to be "worth about 0.0 points".
       const top = (hint.choices || [])[0];
       const stuck = top ? Math.round(100 * (top.stuck || 0)) : 0;
-      const why = top && (top.stuck || 0) >= 1 ? "hint.play_why_none" : stuck > 0 ? "hint.play_why" : "hint.play_why_all";
+      const idle = top && typeof top.reply === "number" && top.reply < 0.05;
+      const why = top && (top.stuck || 0) >= 1 ? "hint.play_why_none"
+        : idle ? "hint.play_why_nothing" : stuck > 0 ? "hint.play_why" : "hint.play_why_all";
       body = h("span", {}, t("hint.play", { card: cardShort(hint.best.card) }),
         top && typeof top.reply === "number" ? [" ", t(why, {
           points: top.points, reply: formatNumber(top.reply, 1), stuck: formatNumber(stuck, 0) })] : null,
