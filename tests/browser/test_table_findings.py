@@ -266,7 +266,7 @@ def test_the_turn_clock_is_by_the_hand(live_server: Any, new_page: Any) -> None:
     page.select_option("#seat-1", "standard")
     page.select_option("#turn-clock", "30")
     page.click("button[type=submit]")
-    # A loaded machine once took more than the default wait (then 10 s) to get here (a wait, not a bound).
+    # A loaded machine once took more than the default wait (then 10 s) to get here.
     page.wait_for_selector("#table[data-phase=discard] #my-clock", timeout=30_000)
     got = page.evaluate("""() => {
       const clock = document.querySelector('#my-clock');
