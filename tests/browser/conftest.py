@@ -126,16 +126,18 @@ def new_page(browser: Any) -> Iterator[Any]:
     contexts: list[Any] = []
     problems: list[str] = []
 
-    def make(phone: bool = False, **extra: Any) -> Any:
+    def make(phone: bool = False, allow_console: tuple[str, ...] = (), **extra: Any) -> Any:
         """``extra``: more context options, e.g. ``locale="da-DK"``, ``color_scheme="dark"``,
-        ``accept_downloads=True``."""
+        ``accept_downloads=True``. ``allow_console``: parts of console errors the test
+        causes on purpose (``"status of 503"`` for a response it refuses itself)."""
         context = browser.new_context(**(PHONE if phone else DESKTOP), **extra)
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(20_000)
         page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
         page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-                if m.type == "error" else None)
+                if m.type == "error" and not any(a in m.text for a in allow_console)
+                else None)
         page.on("request", lambda r: None if r.url.startswith(LOCAL_PREFIXES)
                 else problems.append(f"external request: {r.url}"))
         return page

@@ -144,11 +144,24 @@ def test_a_whole_game_in_danish_and_swedish(live_server: Any, new_page: Any, scr
     summary = me.evaluate("async (r) => (await fetch(`/api/rooms/${r}`)).json()", room)
     assert summary["status"] == "game_over" and re.fullmatch(r"[a-z2-7]{16}", summary["game"])
     assert link.get_attribute("href") == f"/replay/{summary['game']}"
-    # Someone who comes to watch the finished table is given the same link.
-    watcher = new_page(locale=locale)
+    # Someone who comes to watch the finished table is given the same link, also when the
+    # first reads of the summary fail (the network, a refusal): the page asks again later.
+    watcher = new_page(locale=locale, allow_console=("status of 503",))
     watcher.goto(me.url)
+    watcher.wait_for_selector("#watch")
+    refused: list[str] = []
+
+    def refuse_twice(route: Any) -> None:
+        if len(refused) < 2:
+            refused.append(route.request.url)
+            route.fulfill(status=503, body="")
+        else:
+            route.continue_()
+
+    watcher.route(f"**/api/rooms/{room}", refuse_twice)
     watcher.click("#watch")
-    seen_link = watcher.wait_for_selector("#graded-replay")
+    seen_link = watcher.wait_for_selector("#graded-replay", timeout=30_000)
+    assert len(refused) == 2, refused
     assert seen_link.get_attribute("href") == f"/replay/{summary['game']}"
     assert seen_link.inner_text() == words["replay.graded"]
     watcher.close()

@@ -31,6 +31,9 @@ import { Story, countsOfDeal } from "./story.js";
 
 const LOG_LINES = 80;
 const LOBBY_POLL_MS = 3000;
+// At game over: the waits before reading the summary again for the archived game's id
+// when a read failed (then no link).
+const ARCHIVED_RETRY_MS = [2000, 5000, 15000];
 const DEFAULT_ANSWER_WINDOW = 15;
 /** Reject codes of a Muggins answer that lost a race (docs/protocol.md): "too late". */
 const TOO_LATE = new Set([
@@ -1345,16 +1348,25 @@ export function roomPage(root, roomId) {
     return null;
   }
 
-  async function archivedId(number) {
+  // A read that fails (the network, a refusal such as too many reads) is tried again a
+  // few times, later each time, while the table still shows that game's end; after the
+  // last there is no link, and the replay buttons still work.
+  async function archivedId(number, attempt = 0) {
+    let summary = null;
     try {
       const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}`);
-      const summary = res.ok ? await res.json() : null;
-      if (summary && summary.game && state.view && state.view.game_number === number) {
+      summary = res.ok ? await res.json() : null;
+    } catch {
+      summary = null;
+    }
+    const still = () => state.view && state.view.game_number === number && state.view.phase === "game_over";
+    if (summary && summary.game) {
+      if (state.view && state.view.game_number === number) {
         state.archived = { number, id: summary.game };
         render();
       }
-    } catch {
-      /* no link: the replay buttons still work */
+    } else if (attempt < ARCHIVED_RETRY_MS.length) {
+      setTimeout(() => { if (still()) archivedId(number, attempt + 1); }, ARCHIVED_RETRY_MS[attempt]);
     }
   }
 
