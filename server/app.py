@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import re
 import secrets
@@ -43,7 +42,7 @@ from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -110,6 +109,7 @@ from .timers import Sweeper
 from .tokens import TokenIssuer
 from .upkeep import Upkeep
 from .views import seat_infos
+from .web.body import BodyError, BodyNotRead, BodyTooLarge, read_json_object
 from .web.headers import SecurityHeaders
 from .wsguard import ws_protocol
 
@@ -446,27 +446,6 @@ async def _serve(
             sanctions.unregister(session)
 
 
-async def read_body(request: Request, limit: int) -> bytes | None:
-    """The request's body, or None when it is longer than ``limit`` bytes: refused by its
-    ``Content-Length`` before anything is read, and otherwise (a chunked body) read only up
-    to the limit, so a large body never sits in memory.
-
-    Raises:
-        ValueError: a ``Content-Length`` that is not a number.
-    """
-    declared = request.headers.get("content-length")
-    if declared is not None and int(declared) > limit:
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def origin_refused(conn: Request | WebSocket) -> bool:
     """Whether the request's ``Origin`` is not allowed (``server.origins``)."""
     policy = _services(conn).origins
@@ -485,22 +464,16 @@ async def create_room(request: Request) -> Response:
                       "pages of this origin may not create rooms here (allowed_origins)")
     limit = _services(request).settings.max_body_bytes
     try:
-        body = await read_body(request, limit)
-    except ValueError:
-        return _error(400, "bad_options", "Content-Length is not a number")
-    except ClientDisconnect:  # the client went away mid-body: nobody to answer
-        return Response(status_code=400)
-    if body is None:
-        return _error(413, "too_large", f"the request body is longer than {limit} bytes")
+        data = await read_json_object(request, limit)
+    except BodyTooLarge as exc:
+        return _error(413, "too_large", str(exc))
+    except BodyNotRead as exc:
+        if exc.disconnected:  # the client went away mid-body: nobody to answer
+            return Response(status_code=400)
+        return _error(400, "bad_options", str(exc))
+    except BodyError as exc:
+        return _error(400, "bad_options", str(exc))
     try:
-        try:
-            data = json.loads(body) if body else {}
-        except RecursionError:
-            raise ValueError("the body nests too deeply") from None
-        except ValueError:  # (white space alone is not JSON either; no body at all is)
-            raise ValueError("the body is not JSON") from None
-        if not isinstance(data, dict):
-            raise ValueError("the body must be a JSON object")
         create = CreateRoom.model_validate({**data, "type": "create_room"})
     except ValidationError as exc:  # (a subclass of ValueError: caught first)
         return _error(400, "bad_options", validation_text(exc))

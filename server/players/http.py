@@ -25,13 +25,12 @@ that cannot be reached is ``503 database_unavailable``; bodies over ``max_body_b
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -41,6 +40,7 @@ from protocol.http import ClaimLinkBody, CreatePlayerBody, UpdatePlayerBody
 from ..budgets import Budget
 from ..limits import client_address, retry_after_header
 from ..names import imitated_label
+from ..web.body import BodyError, BodyTooLarge, read_json_object
 from .auth import ApiError, database_unavailable, player_from_request, player_store
 from .store import LinkError, Player, shown_code
 
@@ -74,28 +74,12 @@ async def _body(request: Request, model: type[BaseModel]) -> Any:
             name), 400 ``bad_request``.
     """
     limit = _services(request).settings.max_body_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        if declared.isdigit():
-            raise ApiError(413, "too_large", f"the request body is longer than {limit} bytes")
-        raise ApiError(400, "bad_request", "Content-Length is not a number")
-    chunks, size = [], 0
     try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise ApiError(413, "too_large",
-                               f"the request body is longer than {limit} bytes")
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise ApiError(400, "bad_request", "the body did not arrive") from None
-    raw = b"".join(chunks)
-    try:
-        data = json.loads(raw) if raw else {}
-    except (ValueError, RecursionError):
-        raise ApiError(400, "bad_request", "the body is not JSON") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "bad_request", "the body must be a JSON object")
+        data = await read_json_object(request, limit)
+    except BodyTooLarge as exc:
+        raise ApiError(413, "too_large", str(exc)) from None
+    except BodyError as exc:
+        raise ApiError(400, "bad_request", str(exc)) from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
