@@ -8,13 +8,29 @@ Every route is under ``/api/admin/`` and needs ``Authorization: Bearer <admin_to
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import unicodedata
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .messages import ROOM_ID_PATTERN
 
 REPORT_ID_PATTERN = r"^[0-9a-f]{16}$"
+
+
+def _check_audit_text(text: str) -> str:
+    """A moderator's free text (a sanction's reason, a report's resolution): any line
+    breaks and tabs, but no other control character (NUL cannot be kept in PostgreSQL) and
+    no lone surrogate (not UTF-8)."""
+    for ch in text:
+        category = unicodedata.category(ch)
+        if (category == "Cc" and ch not in "\t\n\r") or category == "Cs":
+            raise ValueError(f"the text cannot hold the character U+{ord(ch):04X}")
+    return text
+
+
+AuditText = Annotated[str, Field(max_length=500), AfterValidator(_check_audit_text)]
+"""Up to 500 characters for the audit log: lines and tabs, no other control characters."""
 
 
 class _Model(BaseModel):
@@ -58,8 +74,7 @@ class ReportsBody(_Open):
 class ResolveBody(_Model):
     """``POST /api/admin/reports/{report}/resolve``."""
 
-    resolution: str | None = Field(None, max_length=500,
-                                   description="What was done, for the audit log.")
+    resolution: AuditText | None = Field(None, description="What was done, for the audit log.")
 
 
 class SanctionRequest(_Model):
@@ -67,12 +82,13 @@ class SanctionRequest(_Model):
     an address (or a network, CIDR) from the server."""
 
     kind: Literal["silence", "ban_player", "ban_address"]
-    target: str = Field(min_length=1, max_length=64,
-                        description="A player id, or an IP address or network.")
+    target: str = Field(min_length=1, max_length=64, pattern=r"^[!-~]+$",
+                        description="A player id, or an IP address or network (printable "
+                        "ASCII, no spaces).")
     seconds: float | None = Field(
         None, gt=0, le=31_536_000,
         description="How long; null (bans only): until lifted. A silence needs it.")
-    reason: str | None = Field(None, max_length=500)
+    reason: AuditText | None = None
 
 
 class Sanction(_Open):

@@ -109,7 +109,7 @@ from .timers import Sweeper
 from .tokens import TokenIssuer
 from .upkeep import Upkeep
 from .views import seat_infos
-from .web.body import BodyError, BodyNotRead, BodyTooLarge, read_json_object
+from .web.body import CLOSE, BodyError, BodyNotRead, BodyTooLarge, read_json_object
 from .web.headers import SecurityHeaders
 from .wsguard import ws_protocol
 
@@ -466,7 +466,8 @@ async def create_room(request: Request) -> Response:
     try:
         data = await read_json_object(request, limit)
     except BodyTooLarge as exc:
-        return _error(413, "too_large", str(exc))
+        return JSONResponse({"error": {"code": "too_large", "message": str(exc)}},
+                            status_code=413, headers=CLOSE)
     except BodyNotRead as exc:
         if exc.disconnected:  # the client went away mid-body: nobody to answer
             return Response(status_code=400)

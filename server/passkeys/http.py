@@ -37,7 +37,7 @@ import re
 from typing import Any
 
 from pydantic import ValidationError
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from webauthn import (
@@ -61,12 +61,14 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
+from protocol.codec import validation_text
 from protocol.passkeys import CREDENTIAL_ID_PATTERN, PasskeyRegistration, PasskeySignin
 
 from ..budgets import Budget
 from ..limits import client_address, retry_after_header
 from ..players.auth import ApiError, database_unavailable, player_from_request, player_store
 from ..players.store import Player
+from ..web.body import CLOSE, BodyError, BodyTooLarge, read_bytes, read_json_object
 from .relying_party import RelyingParty, relying_party
 from .store import PasskeyStore
 
@@ -168,28 +170,31 @@ async def _answer(request: Request, model: Any) -> Any:
     Raises:
         ApiError: 413 ``too_large``; 400 ``bad_passkey`` (not JSON, not that shape).
     """
-    limit = _services(request).settings.max_body_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        if declared.isdigit():
-            raise _error(413, "too_large", f"the request body is longer than {limit} bytes")
-        raise bad_passkey("Content-Length is not a number")
-    chunks: list[bytes] = []
-    size = 0
     try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise _error(413, "too_large", f"the request body is longer than {limit} bytes")
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise bad_passkey("the client went away mid-body") from None
+        data = await read_json_object(request, _services(request).settings.max_body_bytes)
+    except BodyTooLarge as exc:
+        raise ApiError(413, "too_large", str(exc), dict(CLOSE)) from None
+    except BodyError as exc:
+        raise bad_passkey(str(exc)) from None
     try:
-        data = json.loads(b"".join(chunks))
         return model.model_validate(data)
-    except (ValueError, RecursionError, ValidationError) as exc:
-        raise bad_passkey(f"the body must be {{\"challenge_id\", \"credential\"}}: {exc}"
-                          ) from None
+    except ValidationError as exc:
+        raise bad_passkey("the body must be {\"challenge_id\", \"credential\"}: "
+                          + validation_text(exc)) from None
+
+
+async def _no_body(request: Request) -> None:
+    """Read (and drop) the body of a request that takes none, within ``max_body_bytes``.
+
+    Raises:
+        ApiError: 413 ``too_large``.
+    """
+    try:
+        await read_bytes(request, _services(request).settings.max_body_bytes)
+    except BodyTooLarge as exc:
+        raise ApiError(413, "too_large", str(exc), dict(CLOSE)) from None
+    except BodyError:
+        pass  # nothing of it is used
 
 
 async def _db(call: Any) -> Any:
@@ -217,6 +222,7 @@ async def registration_options(request: Request) -> Response:
     ``database_unavailable``.
     """
     await _guard(request)
+    await _no_body(request)
     player = await player_from_request(request)
     rp = _relying_party(request)
     settings = _services(request).settings
@@ -327,6 +333,7 @@ async def signin_options(request: Request) -> Response:
     Errors: 400 ``passkeys_unavailable``; 403; 429 ``too_many_passkey_attempts``; 503.
     """
     await _guard(request)
+    await _no_body(request)
     rp = _relying_party(request)
     settings = _services(request).settings
     challenge_id, challenge = await _db(passkey_store(request).new_challenge(

@@ -40,7 +40,7 @@ from protocol.http import ClaimLinkBody, CreatePlayerBody, UpdatePlayerBody
 from ..budgets import Budget
 from ..limits import client_address, retry_after_header
 from ..names import imitated_label
-from ..web.body import BodyError, BodyTooLarge, read_json_object
+from ..web.body import CLOSE, BodyError, BodyTooLarge, read_json_object
 from .auth import ApiError, database_unavailable, player_from_request, player_store
 from .store import LinkError, Player, shown_code
 
@@ -77,13 +77,15 @@ async def _body(request: Request, model: type[BaseModel]) -> Any:
     try:
         data = await read_json_object(request, limit)
     except BodyTooLarge as exc:
-        raise ApiError(413, "too_large", str(exc)) from None
+        raise ApiError(413, "too_large", str(exc), dict(CLOSE)) from None
     except BodyError as exc:
         raise ApiError(400, "bad_request", str(exc)) from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        if any(err["loc"][:1] == ("name",) for err in exc.errors()):
+        if "name" in model.model_fields and any(
+                err["loc"][:1] == ("name",) and err["type"] != "extra_forbidden"
+                for err in exc.errors()):
             raise ApiError(400, "bad_name", "that name is not a display name: 1-32 "
                            "characters, at least one visible, no control or format "
                            "characters") from None

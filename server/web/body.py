@@ -40,18 +40,18 @@ class BodyNotObject(BodyError):
     """The body is not JSON, nests too deeply, or is JSON but not an object."""
 
 
-async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
-    """The request's body as a JSON object; an empty body is ``{}``.
+CLOSE = {"Connection": "close"}
+"""Headers of a 413 answer: the connection is closed once it is sent, so the server does not
+go on reading (and throwing away) the rest of a body it refused, until the request deadline."""
 
-    Args:
-        request: the HTTP request.
-        limit: the longest body accepted, in bytes (``max_body_bytes``).
+
+async def read_bytes(request: Request, limit: int) -> bytes:
+    """The request's body, at most ``limit`` bytes (``max_body_bytes``).
 
     Raises:
-        BodyTooLarge: a ``Content-Length`` over ``limit``, or more than ``limit`` bytes sent.
+        BodyTooLarge: a ``Content-Length`` over ``limit`` (nothing is read), or more than
+            ``limit`` bytes sent (reading stops there).
         BodyNotRead: a ``Content-Length`` that is not a number; the client went away.
-        BodyNotObject: not JSON (white space alone is not JSON either), nested too deeply
-            for the parser, or JSON that is not an object.
     """
     declared = request.headers.get("content-length")
     if declared is not None:
@@ -69,7 +69,22 @@ async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
             chunks.append(chunk)
     except ClientDisconnect:
         raise BodyNotRead("the body did not arrive", disconnected=True) from None
-    raw = b"".join(chunks)
+    return b"".join(chunks)
+
+
+async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
+    """The request's body as a JSON object; an empty body is ``{}``.
+
+    Args:
+        request: the HTTP request.
+        limit: the longest body accepted, in bytes (``max_body_bytes``).
+
+    Raises:
+        BodyTooLarge, BodyNotRead: as :func:`read_bytes`.
+        BodyNotObject: not JSON (white space alone is not JSON either), nested too deeply
+            for the parser, or JSON that is not an object.
+    """
+    raw = await read_bytes(request, limit)
     if not raw:
         return {}
     try:

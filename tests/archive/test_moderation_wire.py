@@ -12,6 +12,7 @@ process is closed, a new hello refused) and an address (the handshake and ``POST
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import time
@@ -165,6 +166,19 @@ async def test_a_moderator_acts_on_a_report(servers) -> None:
         bad = await http.post("/api/admin/sanctions", headers=ADMIN,
                               json={"kind": "silence", "target": bo["id"]})
         assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_sanction"
+        # Text PostgreSQL cannot keep (NUL, a lone surrogate) is the moderator's mistake,
+        # refused as such on both databases, never "the database cannot be reached".
+        for junk in ({"kind": "silence", "target": bo["id"], "seconds": 60, "reason": "a\u0000b"},
+                     {"kind": "silence", "target": bo["id"], "seconds": 60, "reason": "\udfff"},
+                     {"kind": "ban_player", "target": bo["id"] + "\u0000"}):
+            body = json.dumps(junk).encode()
+            refused = await http.post("/api/admin/sanctions", headers=ADMIN, content=body)
+            assert refused.status_code == 400, refused.text
+            assert refused.json()["error"]["code"] == "bad_request", refused.text
+        # An unknown key named like a field of another body is no name for this one.
+        odd = await http.post("/api/admin/sanctions", headers=ADMIN, json={
+            "kind": "silence", "target": bo["id"], "seconds": 60, "name": "ok"})
+        assert odd.status_code == 400 and odd.json()["error"]["code"] == "bad_request"
 
         async def bo_silenced() -> bool:
             try:

@@ -10,6 +10,7 @@ per-address budget of passkey attempts. The browser's side is
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -280,6 +281,30 @@ def test_what_is_refused_before_any_verification(site) -> None:
     assert int(r.headers["Retry-After"]) >= 1 and r.json()["error"]["retry_after"] > 0
     r = client.post("/api/players/me/passkeys/options", headers=_auth(anna, secret))
     assert r.status_code == 429
+
+
+def test_bodies_are_read_like_every_other_endpoints(site) -> None:
+    """The passkey endpoints read a body as the rest of the API does (``server/web/body.py``):
+    too deep is said so, a wrong shape gets a short answer (at most three faults, no
+    input echoed), and the two endpoints that take no body still refuse one over
+    ``max_body_bytes`` (413, and the connection is closed)."""
+    start, make_player, _ = site
+    server, client, origin = start(passkey_attempts_per_minute=100)
+    anna, secret = make_player()
+    r = client.post("/api/passkeys/signin", content=b"[" * 10_000)
+    assert r.status_code == 400 and r.json()["error"] == {
+        "code": "bad_passkey", "message": "the body nests too deeply"}
+    r = client.post("/api/passkeys/signin",
+                    content=json.dumps({f"k{i}": 1 for i in range(1000)}).encode())
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_passkey"
+    assert len(r.content) < 1000, len(r.content)
+    big = b" " * (16 * 1024 + 1)
+    for path, headers in (("/api/passkeys/options", {}),
+                          ("/api/players/me/passkeys/options", _auth(anna, secret))):
+        r = client.post(path, content=big, headers=headers)
+        assert r.status_code == 413 and r.json()["error"]["code"] == "too_large", r.text
+        assert r.headers["connection"] == "close"
+        assert client.post(path, headers=headers).status_code == 200  # no body: options
 
 
 def test_too_many_passkeys(site) -> None:

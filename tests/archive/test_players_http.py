@@ -131,6 +131,9 @@ def test_a_code_gives_the_player_to_another_device_once(settings_values) -> None
         assert dead.status_code == 404 and code_of(dead) == "too_many_tries"
         assert code_of(httpx.post(f"{api}/link", json={"code": "nonsense"})) == "bad_code"
         assert code_of(httpx.post(f"{api}/link", json={})) == "bad_request"
+        # a key "name" is unknown here, like any other: not a bad name
+        assert code_of(httpx.post(f"{api}/link", json={"code": "ABCD-EFGH", "name": "ok"})
+                       ) == "bad_request"
         # a deleted player's codes die with it
         code = httpx.post(f"{api}/me/link", headers=auth(anna)).json()["code"]
         assert httpx.delete(f"{api}/me", headers=auth(anna)).status_code == 204
