@@ -194,6 +194,10 @@ SERVER_MEANINGS: dict[str, str] = {
         "HTTP only: the request body is longer than max_body_bytes (16 KiB by default); "
         "refused by its Content-Length before it is read"
     ),
+    "headers_too_large": (
+        "HTTP only (431): the request line and headers are longer than max_header_bytes "
+        "(64 KiB by default); the connection is closed"
+    ),
     "not_player_token": (
         "hello or join with a room's creator token: it only proves the creator "
         "(set_computer) and never holds a seat; use the player token from welcome"
@@ -448,7 +452,7 @@ REJECT_CODES: tuple[str, ...] = (
 ``outcome_unknown``: the outcome is not known yet; re-send the same ``action_id``)."""
 
 HTTP_ERROR_CODES: tuple[str, ...] = (
-    "bad_options", "too_large", "origin_not_allowed", "room_not_found",
+    "bad_options", "too_large", "headers_too_large", "origin_not_allowed", "room_not_found",
     "store_unavailable", "outcome_unknown", "internal", "too_many_rooms",
     "too_many_connections", "too_many_room_reads", "request_id_reused", "game_not_found",
     "database_unavailable", "bad_player", "bad_request", "bad_name", "bad_code",

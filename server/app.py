@@ -769,8 +769,9 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 
 def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
     """Options the server runs uvicorn with: the default stack (httptools, websockets)
-    with a deadline on each whole request (``request_timeout_seconds``,
-    :class:`server.limits.GuardedHttpToolsProtocol`), a budget of wire frames and bytes
+    with a deadline on each whole request (``request_timeout_seconds``) and a cap on its
+    line and headers (``max_header_bytes``, :class:`server.limits.GuardedHttpToolsProtocol`),
+    a budget of wire frames and bytes
     per WebSocket (:class:`server.wsguard.GuardedWebSocketProtocol`) and no
     permessage-deflate. uvicorn's own proxy headers middleware is off: the app's
     :class:`server.proxies.ClientAddressMiddleware` takes the client address from
@@ -778,7 +779,7 @@ def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
     return {
         "host": settings.host,
         "port": settings.port,
-        "http": http_protocol(settings.request_timeout_seconds),
+        "http": http_protocol(settings.request_timeout_seconds, settings.max_header_bytes),
         "ws": ws_protocol(
             settings.wire_frame_rate, settings.wire_frame_burst, settings.wire_bytes_rate,
             settings.wire_bytes_burst, settings.ws_close_timeout_seconds,

@@ -11,7 +11,8 @@
   re-exported here.
 * :class:`GuardedHttpToolsProtocol`: uvicorn's httptools HTTP protocol with a deadline for
   a whole request (``request_timeout_seconds``): a half-sent request or WebSocket handshake
-  cannot hold a socket longer than that.
+  cannot hold a socket longer than that; and a cap on a request's line and headers
+  (``max_header_bytes``): past it, ``431 headers_too_large`` and the socket is closed.
 * :func:`raise_open_files_limit`: the soft ``RLIMIT_NOFILE`` raised to the hard one.
 
 Connections are counted per process: a deployment of n processes behind a proxy lets one
@@ -21,6 +22,7 @@ address hold n times those (docs/protocol.md "Limits" says why that is acceptabl
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import time
@@ -232,7 +234,16 @@ if HttpToolsProtocol is not None:
         request_timeout = 10.0
         """Seconds; :func:`http_protocol` makes a subclass with the setting's value."""
 
+        max_header_bytes = 64 * 1024
+        """Bytes of a request's line and headers; :func:`http_protocol` sets the setting's.
+        httptools keeps a header being parsed in memory whatever its size: bytes that
+        arrive while the head is still incomplete are counted, and past this the request is
+        answered ``431 headers_too_large`` and the socket closed (the chunk that completes
+        the head is not counted, so the head held is at most this plus one read)."""
+
         _deadline: asyncio.TimerHandle | None = None
+        _in_head = True
+        _head_bytes = 0
 
         def _arm(self) -> None:
             if self._deadline is None:
@@ -258,9 +269,36 @@ if HttpToolsProtocol is not None:
             super().on_message_begin()
             self._arm()
 
+        def on_headers_complete(self) -> None:
+            self._in_head = False
+            super().on_headers_complete()
+
         def on_message_complete(self) -> None:
             self._disarm()
+            self._in_head, self._head_bytes = True, 0
             super().on_message_complete()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self._in_head and not self.transport.is_closing():
+                self._head_bytes += len(data)
+                if self._head_bytes > self.max_header_bytes:
+                    self._refuse_head()
+
+        def _refuse_head(self) -> None:
+            log.info("closing a connection whose request line and headers passed %d bytes",
+                     self.max_header_bytes)
+            body = json.dumps({"error": {
+                "code": "headers_too_large",
+                "message": f"the request line and headers are longer than "
+                           f"{self.max_header_bytes} bytes"}}).encode()
+            self.transport.write(
+                b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                b"content-type: application/json\r\n"
+                b"x-content-type-options: nosniff\r\n"
+                b"connection: close\r\n"
+                + f"content-length: {len(body)}\r\n\r\n".encode() + body)
+            self.transport.close()
 
         def handle_websocket_upgrade(self) -> None:
             self._disarm()
@@ -271,14 +309,15 @@ if HttpToolsProtocol is not None:
             super().connection_lost(exc)
 
 
-def http_protocol(request_timeout: float) -> Any:
+def http_protocol(request_timeout: float, max_header_bytes: int = 64 * 1024) -> Any:
     """The HTTP protocol class for uvicorn's ``http`` option: the guarded httptools
-    protocol with ``request_timeout`` seconds, or ``"auto"`` (and a warning) when httptools
-    is missing."""
+    protocol with ``request_timeout`` seconds and ``max_header_bytes`` bytes, or ``"auto"``
+    (and a warning) when httptools is missing."""
     if HttpToolsProtocol is None:  # pragma: no cover
         log.warning("httptools is missing: half-sent requests are not timed out")
         return "auto"
-    return type("GuardedHttp", (GuardedHttpToolsProtocol,), {"request_timeout": request_timeout})
+    return type("GuardedHttp", (GuardedHttpToolsProtocol,),
+                {"request_timeout": request_timeout, "max_header_bytes": max_header_bytes})
 
 
 def raise_open_files_limit() -> tuple[int, int] | None:

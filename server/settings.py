@@ -129,8 +129,9 @@ class Settings(BaseSettings):
         "is never kept)"
     )
     max_body_bytes: int = Field(
-        16 * 1024, ge=1024, description="largest POST /api/rooms body accepted (413 "
-        "too_large past it, refused by Content-Length before reading)"
+        16 * 1024, ge=1024, description="largest HTTP request body accepted, in bytes (413 "
+        "too_large past it, refused by Content-Length before reading; the connection is "
+        "then closed)"
     )
     gc_freeze: bool = Field(
         True, description="run the garbage collector on a clock and freeze what survives "
@@ -410,6 +411,11 @@ class Settings(BaseSettings):
         10.0, gt=0, description="an HTTP request (or WebSocket handshake) must arrive whole, "
         "headers and body, this long after its connection opens (or after its first byte, "
         "on a kept-alive connection); else the socket is closed"
+    )
+    max_header_bytes: int = Field(
+        64 * 1024, ge=4096, description="the longest request line and headers of an HTTP "
+        "request (or WebSocket handshake) accepted, in bytes; past it the server answers "
+        "431 headers_too_large and closes the connection"
     )
     connections_per_minute: int = Field(
         120, ge=0, description="new WebSocket connections one client address may open per "

@@ -97,6 +97,42 @@ def test_a_large_chunked_body_is_read_only_up_to_the_limit(server):
     assert rss_bytes() - before < 16 * 1024 * 1024
 
 
+def test_a_request_head_over_the_limit_is_refused_as_it_arrives(make_server):
+    """A request whose line and headers pass ``max_header_bytes`` is answered ``431
+    headers_too_large`` while its head is still arriving, and the connection is closed:
+    httptools would otherwise keep an endless header in memory until the request deadline.
+    A head under the limit is served as before."""
+    srv = make_server(redis=False, max_header_bytes=16 * 1024)
+    with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+        sock.sendall(b"GET /api/rooms/nosuchroom HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"X-Pad: " + b"a" * (12 * 1024) + b"\r\nConnection: close\r\n\r\n")
+        status, body = status_of(sock)
+    assert status == 404 and body["error"]["code"] == "room_not_found"
+    sent = 0
+    before = rss_bytes()
+    with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ")
+        try:
+            while sent < BODY:
+                if select.select([sock], [], [], 0)[0]:
+                    break  # answered before the head ended
+                sock.sendall(b"a" * 4096)
+                sent += 4096
+        except OSError:
+            pass  # closed while sending: the answer was written first
+        status, body = status_of(sock)
+        sock.settimeout(3)
+        try:
+            rest = sock.recv(65536)
+        except ConnectionResetError:
+            rest = b""
+    assert status == 431 and body["error"]["code"] == "headers_too_large", body
+    assert rest == b""
+    # (What was sent includes what the loopback's socket buffers took: megabytes.)
+    assert sent < BODY, "the server let a 64 MiB header be sent before answering"
+    assert rss_bytes() - before < 16 * 1024 * 1024
+
+
 def test_body_limit_is_a_setting(make_server):
     srv = make_server(redis=False, max_body_bytes=2048)
     padding = {"options": {"players": 2}, "computers": {}, "room": {"hints": True}}
