@@ -288,12 +288,23 @@ if HttpToolsProtocol is not None:
         def _refuse_head(self) -> None:
             log.info("closing a connection whose request line and headers passed %d bytes",
                      self.max_header_bytes)
-            body = json.dumps({"error": {
-                "code": "headers_too_large",
-                "message": f"the request line and headers are longer than "
-                           f"{self.max_header_bytes} bytes"}}).encode()
+            self._refuse(b"431 Request Header Fields Too Large", "headers_too_large",
+                         f"the request line and headers are longer than "
+                         f"{self.max_header_bytes} bytes")
+
+        def send_400_response(self, msg: str) -> None:
+            """What uvicorn answers a request httptools cannot parse (a Content-Length that
+            is not a number, two of them, a bad chunk size …): the API's JSON error body
+            with ``bad_request``, not plain text."""
+            self._refuse(b"400 Bad Request", "bad_request",
+                         f"the request is not valid HTTP/1.1 ({msg.rstrip('.')})")
+
+        def _refuse(self, status: bytes, code: str, message: str) -> None:
+            """Answer ``{"error": {"code", "message"}}`` with ``status`` and close: for
+            what is refused before the app sees a request."""
+            body = json.dumps({"error": {"code": code, "message": message}}).encode()
             self.transport.write(
-                b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                b"HTTP/1.1 " + status + b"\r\n"
                 b"content-type: application/json\r\n"
                 b"x-content-type-options: nosniff\r\n"
                 b"connection: close\r\n"

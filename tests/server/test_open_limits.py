@@ -133,6 +133,17 @@ def test_a_request_head_over_the_limit_is_refused_as_it_arrives(make_server):
     assert rss_bytes() - before < 16 * 1024 * 1024
 
 
+def test_a_request_that_is_not_http_gets_the_apis_error_body(make_server):
+    """A request httptools cannot parse (a Content-Length that is not a number) is answered
+    400 with the API's JSON error body (``bad_request``), and the connection is closed."""
+    srv = make_server(redis=False)
+    with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+        sock.sendall(b"POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"Content-Length: abc\r\n\r\n{}")
+        status, body = status_of(sock)
+    assert status == 400 and body["error"]["code"] == "bad_request", body
+
+
 def test_body_limit_is_a_setting(make_server):
     srv = make_server(redis=False, max_body_bytes=2048)
     padding = {"options": {"players": 2}, "computers": {}, "room": {"hints": True}}
