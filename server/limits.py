@@ -236,14 +236,17 @@ if HttpToolsProtocol is not None:
 
         max_header_bytes = 64 * 1024
         """Bytes of a request's line and headers; :func:`http_protocol` sets the setting's.
-        httptools keeps a header being parsed in memory whatever its size: bytes that
-        arrive while the head is still incomplete are counted, and past this the request is
-        answered ``431 headers_too_large`` and the socket closed (the chunk that completes
-        the head is not counted, so the head held is at most this plus one read)."""
+        Checked twice: once the head is whole, by its size as parsed (the request line
+        and each ``name: value`` line with their line ends: exact for a head written the
+        usual way, never more than its bytes); and while it is still arriving, by the
+        bytes of the reads it spans, since httptools keeps a header being parsed in
+        memory whatever its size. Past it: ``431 headers_too_large``, socket closed."""
 
         _deadline: asyncio.TimerHandle | None = None
         _in_head = True
         _head_bytes = 0
+        _began_in_read = False
+        _head_refused = False
 
         def _arm(self) -> None:
             if self._deadline is None:
@@ -267,23 +270,38 @@ if HttpToolsProtocol is not None:
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
+            self._in_head, self._head_bytes, self._began_in_read = True, 0, True
             self._arm()
 
         def on_headers_complete(self) -> None:
             self._in_head = False
+            size = (len(self.parser.get_method()) + len(self.url) + 14
+                    + sum(len(name) + len(value) + 4 for name, value in self.headers))
+            if size > self.max_header_bytes:
+                # Raised through httptools, which uvicorn answers by send_400_response:
+                # the flag makes that a 431.
+                self._head_refused = True
+                raise ValueError("the request line and headers are too long")
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             self._disarm()
-            self._in_head, self._head_bytes = True, 0
             super().on_message_complete()
 
         def data_received(self, data: bytes) -> None:
+            self._began_in_read = False
             super().data_received(data)
-            if self._in_head and not self.transport.is_closing():
+            if not self._in_head or self.transport.is_closing():
+                return
+            # A head still arriving: count its bytes in this read (from the end of the
+            # request before it when it began in this read).
+            if self._began_in_read:
+                end = data.rfind(b"\r\n\r\n")
+                self._head_bytes += len(data) - (end + 4 if end >= 0 else 0)
+            else:
                 self._head_bytes += len(data)
-                if self._head_bytes > self.max_header_bytes:
-                    self._refuse_head()
+            if self._head_bytes > self.max_header_bytes:
+                self._refuse_head()
 
         def _refuse_head(self) -> None:
             log.info("closing a connection whose request line and headers passed %d bytes",
@@ -295,7 +313,11 @@ if HttpToolsProtocol is not None:
         def send_400_response(self, msg: str) -> None:
             """What uvicorn answers a request httptools cannot parse (a Content-Length that
             is not a number, two of them, a bad chunk size …): the API's JSON error body
-            with ``bad_request``, not plain text."""
+            with ``bad_request``, not plain text (``headers_too_large`` when the head was
+            refused once whole, by :meth:`on_headers_complete`)."""
+            if self._head_refused:
+                self._refuse_head()
+                return
             self._refuse(b"400 Bad Request", "bad_request",
                          f"the request is not valid HTTP/1.1 ({msg.rstrip('.')})")
 

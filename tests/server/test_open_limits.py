@@ -107,12 +107,40 @@ def test_a_request_head_over_the_limit_is_refused_as_it_arrives(make_server):
     headers_too_large`` while its head is still arriving, and the connection is closed:
     httptools would otherwise keep an endless header in memory until the request deadline.
     A head under the limit is served as before."""
-    srv = make_server(redis=False, max_header_bytes=16 * 1024)
+    limit = 16 * 1024
+    srv = make_server(redis=False, max_header_bytes=limit)
+
+    def head(size: int, *, close: bool = True) -> bytes:
+        """A request whose line and headers are exactly ``size`` bytes."""
+        start = b"GET /api/rooms/nosuchroom HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        end = (b"Connection: close\r\n" if close else b"") + b"\r\n"
+        pad = size - len(start) - len(end) - len(b"X-Pad: \r\n")
+        return start + b"X-Pad: " + b"a" * pad + b"\r\n" + end
+
+    # Up to the byte: the limit itself is served, one more is not.
+    for size, expected in ((limit, 404), (limit + 1, 431)):
+        with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+            sock.sendall(head(size))
+            assert status_of(sock)[0] == expected, size
+    # Whole in a later read: a head that passes the limit only with its last read.
     with socket.create_connection(("127.0.0.1", srv.port)) as sock:
-        sock.sendall(b"GET /api/rooms/nosuchroom HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     b"X-Pad: " + b"a" * (12 * 1024) + b"\r\nConnection: close\r\n\r\n")
+        whole = head(2 * limit)
+        sock.sendall(whole[:limit - 100])
+        time.sleep(0.3)
+        sock.sendall(whole[limit - 100:])
         status, body = status_of(sock)
-    assert status == 404 and body["error"]["code"] == "room_not_found"
+    assert status == 431 and body["error"]["code"] == "headers_too_large", body
+    # Two requests in one write, each under the limit: both served.
+    with socket.create_connection(("127.0.0.1", srv.port)) as sock:
+        sock.sendall(head(limit - 1000, close=False) + head(limit - 1000))
+        sock.settimeout(5)
+        data = b""
+        while data.count(b"HTTP/1.1 ") < 2:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    assert data.count(b"HTTP/1.1 404") == 2, data[:200]
     sent = 0
     before = rss_bytes()
     with socket.create_connection(("127.0.0.1", srv.port)) as sock:
