@@ -771,9 +771,9 @@ def uvicorn_kwargs(settings: Settings) -> dict[str, Any]:
     """Options the server runs uvicorn with: the default stack (httptools, websockets)
     with a deadline on each whole request (``request_timeout_seconds``) and a cap on its
     line and headers (``max_header_bytes``, :class:`server.limits.GuardedHttpToolsProtocol`),
-    a budget of wire frames and bytes
-    per WebSocket (:class:`server.wsguard.GuardedWebSocketProtocol`) and no
-    permessage-deflate. uvicorn's own proxy headers middleware is off: the app's
+    a budget of wire frames and bytes per WebSocket
+    (:class:`server.wsguard.GuardedWebSocketProtocol`) and no permessage-deflate.
+    uvicorn's own proxy headers middleware is off: the app's
     :class:`server.proxies.ClientAddressMiddleware` takes the client address from
     ``X-Forwarded-For`` of the proxies in ``forwarded_allow_ips`` only (none by default)."""
     return {
