@@ -124,8 +124,10 @@ class Database:
             The revision the database is at afterwards.
 
         Raises:
-            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed (on PostgreSQL
-            nothing is half done: the migration runs in one transaction).
+            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed. Nothing is half
+            done: the migration runs in one transaction, on SQLite too
+            (:func:`_upgrade_sqlite`), so a process killed while it migrates leaves the
+            database as it found it, and the next start migrates it.
         """
         # Alembic's first import and the reading of the migrations (some 0.2 s of CPU)
         # happen in a thread, not on the event loop that serves the tables.
@@ -136,7 +138,8 @@ class Database:
                     await conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK})
                     await conn.commit()
                 try:
-                    revision = await conn.run_sync(_upgrade)
+                    upgrade = _upgrade_sqlite if self.dialect == "sqlite" else _upgrade
+                    revision = await conn.run_sync(upgrade)
                     await conn.commit()
                 finally:
                     if self.dialect == "postgresql":
@@ -184,6 +187,30 @@ def _upgrade(connection: Connection) -> str | None:
 
     command.upgrade(alembic_config(connection), "head")
     return _current(connection)
+
+
+def _upgrade_sqlite(connection: Connection) -> str | None:
+    """:func:`_upgrade` in one SQLite transaction. Python's sqlite3 opens a transaction
+    only before a write of rows, so each ``CREATE TABLE`` of a migration would otherwise be
+    committed on its own: a process killed between two of them left tables without their
+    revision, and every later start failed on "table … already exists". Here the driver's
+    own transactions are off for the migration and it runs between ``BEGIN IMMEDIATE``
+    (the write lock at once) and ``COMMIT``."""
+    dbapi = connection.connection.dbapi_connection
+    assert dbapi is not None
+    saved = dbapi.isolation_level
+    dbapi.isolation_level = None
+    try:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            revision = _upgrade(connection)
+        except BaseException:
+            connection.exec_driver_sql("ROLLBACK")
+            raise
+        connection.exec_driver_sql("COMMIT")
+        return revision
+    finally:
+        dbapi.isolation_level = saved
 
 
 def _current(connection: Connection) -> str | None:

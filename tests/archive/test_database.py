@@ -53,6 +53,49 @@ async def test_migrations_from_an_empty_database_make_the_schema(empty_url) -> N
             await db.close()
 
 
+KILLED_MIGRATION = """
+import asyncio, sys, time
+from alembic.operations import Operations
+from server.database import Database
+
+create = Operations.create_table
+def paused(self, name, *columns, **kw):
+    table = create(self, name, *columns, **kw)
+    if name == "matches":  # migration 0006: five revisions and some of its tables in
+        print("paused", flush=True)
+        time.sleep(60)
+    return table
+Operations.create_table = paused
+asyncio.run(Database(sys.argv[1]).migrate())
+"""
+
+
+async def test_a_process_killed_while_it_migrates_leaves_nothing_half_done(
+        empty_url) -> None:
+    """The first start of a server migrates its database; killed (-9) in the middle of it
+    (here inside migration 0006), it leaves the database as it found it, and the next
+    start migrates it to the newest revision. On SQLite each table of a migration used to
+    be committed on its own: a kill left tables without their revision, and every later
+    start failed on "table matches already exists"."""
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_MIGRATION, empty_url], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60)
+        assert line.strip() == "paused", line
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        proc.stdout.close()
+    db = Database(empty_url)
+    try:
+        assert await db.revision() is None  # nothing of the killed migration was kept
+        assert await db.migrate() == head_revision()
+        async with db.connect() as conn:
+            assert await conn.run_sync(_differences) == []
+    finally:
+        await db.close()
+
+
 async def test_a_database_that_does_not_answer_fails_fast() -> None:
     db = Database("postgresql+asyncpg://postgres@127.0.0.1:1/none")
     try:
