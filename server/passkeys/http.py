@@ -66,9 +66,15 @@ from protocol.passkeys import CREDENTIAL_ID_PATTERN, PasskeyRegistration, Passke
 
 from ..budgets import Budget
 from ..limits import client_address, retry_after_header
-from ..players.auth import ApiError, database_unavailable, player_from_request, player_store
+from ..players.auth import (
+    ApiError,
+    database_unavailable,
+    player_from_request,
+    player_store,
+    too_large,
+)
 from ..players.store import Player
-from ..web.body import CLOSE, BodyError, BodyTooLarge, read_bytes, read_json_object
+from ..web.body import BodyError, BodyTooLarge, read_bytes, read_json_object
 from .relying_party import RelyingParty, relying_party
 from .store import PasskeyStore
 
@@ -173,7 +179,7 @@ async def _answer(request: Request, model: Any) -> Any:
     try:
         data = await read_json_object(request, _services(request).settings.max_body_bytes)
     except BodyTooLarge as exc:
-        raise ApiError(413, "too_large", str(exc), dict(CLOSE)) from None
+        raise too_large(exc) from None
     except BodyError as exc:
         raise bad_passkey(str(exc)) from None
     try:
@@ -192,7 +198,7 @@ async def _no_body(request: Request) -> None:
     try:
         await read_bytes(request, _services(request).settings.max_body_bytes)
     except BodyTooLarge as exc:
-        raise ApiError(413, "too_large", str(exc), dict(CLOSE)) from None
+        raise too_large(exc) from None
     except BodyError:
         pass  # nothing of it is used
 

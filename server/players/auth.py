@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
+from ..web.body import CLOSE, BodyTooLarge
 from .store import Player, PlayerStore
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,12 @@ class ApiError(HTTPException):
 def bad_player(message: str = "no such player, or a wrong secret") -> ApiError:
     """The 401 of a missing or wrong player credential (``bad_player``)."""
     return ApiError(401, "bad_player", message, {"WWW-Authenticate": "Player"})
+
+
+def too_large(error: BodyTooLarge) -> ApiError:
+    """The 413 of a body over ``max_body_bytes`` (``too_large``); the connection is closed
+    after it (``server.web.body.CLOSE``)."""
+    return ApiError(413, "too_large", str(error), dict(CLOSE))
 
 
 def database_unavailable() -> ApiError:

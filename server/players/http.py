@@ -40,8 +40,14 @@ from protocol.http import ClaimLinkBody, CreatePlayerBody, UpdatePlayerBody
 from ..budgets import Budget
 from ..limits import client_address, retry_after_header
 from ..names import imitated_label
-from ..web.body import CLOSE, BodyError, BodyTooLarge, read_json_object
-from .auth import ApiError, database_unavailable, player_from_request, player_store
+from ..web.body import BodyError, BodyTooLarge, read_json_object
+from .auth import (
+    ApiError,
+    database_unavailable,
+    player_from_request,
+    player_store,
+    too_large,
+)
 from .store import LinkError, Player, shown_code
 
 log = logging.getLogger(__name__)
@@ -77,7 +83,7 @@ async def _body(request: Request, model: type[BaseModel]) -> Any:
     try:
         data = await read_json_object(request, limit)
     except BodyTooLarge as exc:
-        raise ApiError(413, "too_large", str(exc), dict(CLOSE)) from None
+        raise too_large(exc) from None
     except BodyError as exc:
         raise ApiError(400, "bad_request", str(exc)) from None
     try:
