@@ -50,6 +50,8 @@ from webauthn import (
 from webauthn.helpers import (
     base64url_to_bytes,
     bytes_to_base64url,
+    decode_credential_public_key,
+    decoded_public_key_to_cryptography,
     parse_authentication_credential_json,
     parse_registration_credential_json,
 )
@@ -256,6 +258,17 @@ async def registration_options(request: Request) -> Response:
     return _options_body(challenge_id, options)
 
 
+def usable_public_key(cose: bytes) -> bool:
+    """Whether ``cose`` (a COSE_Key, CBOR bytes) decodes to a public key of an algorithm
+    the library verifies with, its point on its curve (EC2, OKP) or its numbers valid (RSA).
+    No error: False for anything else."""
+    try:
+        decoded_public_key_to_cryptography(decode_credential_public_key(cose))
+    except Exception:  # noqa: BLE001 - any failure means "not usable", and nothing else
+        return False
+    return True
+
+
 async def add_passkey(request: Request) -> Response:
     """``POST /api/players/me/passkeys``: verify the browser's answer to the player's
     registration options and keep the passkey -> ``201`` its public facts.
@@ -283,6 +296,10 @@ async def add_passkey(request: Request) -> Response:
         )
     except (WebAuthnException, ValueError, TypeError, KeyError, IndexError) as exc:
         raise bad_passkey(f"the passkey did not verify: {exc}") from None
+    if not usable_public_key(verified.credential_public_key):
+        # With "none" attestation nothing is signed at registration, so a key that can
+        # never verify a sign-in would otherwise be kept (and use up a slot).
+        raise bad_passkey("the passkey's public key is not a key that can verify a sign-in")
     if len(verified.credential_id) > MAX_CREDENTIAL_ID_BYTES:
         raise bad_passkey("the credential id is longer than WebAuthn allows")
     if await _db(store.count(player.id)) >= settings.max_passkeys_per_player:

@@ -46,13 +46,16 @@ class SoftAuthenticator:
         return json.dumps({"type": kind, "challenge": challenge, "origin": self.origin,
                            "crossOrigin": False}).encode()
 
-    def create(self, options: dict[str, Any], *, flags: int = 0x45) -> dict[str, Any]:
-        """``navigator.credentials.create`` for these creation options (flags: UP, UV, AT)."""
+    def create(self, options: dict[str, Any], *, flags: int = 0x45,
+               cose: bytes | None = None) -> dict[str, Any]:
+        """``navigator.credentials.create`` for these creation options (flags: UP, UV, AT;
+        ``cose``: the credential public key to send instead of this one's, CBOR)."""
         self.rp_id = options["rp"]["id"]
         self.user_handle = options["user"]["id"]
         numbers = self.key.public_key().public_numbers()
-        cose = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"),
-                            -3: numbers.y.to_bytes(32, "big")})
+        if cose is None:
+            cose = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"),
+                                -3: numbers.y.to_bytes(32, "big")})
         auth_data = (hashlib.sha256(self.rp_id.encode()).digest() + bytes([flags])
                      + self.count.to_bytes(4, "big") + bytes(16)
                      + len(self.credential_id).to_bytes(2, "big") + self.credential_id + cose)

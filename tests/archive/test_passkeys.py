@@ -13,6 +13,7 @@ import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 
+import cbor2
 import httpx
 import pytest
 from conftest import run
@@ -222,6 +223,20 @@ def test_a_passkey_brings_the_same_player_back(site) -> None:
     assert r.json()["error"]["code"] == "passkey_challenge_not_found"
     # nor without a player at all
     assert client.post("/api/players/me/passkeys/options").status_code == 401
+
+    # a public key that could never verify a sign-in is not kept ("none" attestation signs
+    # nothing at registration): a point off the curve, a key of no known algorithm
+    for junk in (cbor2.dumps({1: 2, 3: -7, -1: 1, -2: bytes(31) + b"\x01",
+                              -3: bytes(31) + b"\x01"}),
+                 cbor2.dumps({1: 2, 3: -7, -1: 1, -2: b"\x05", -3: b"\x07"}),
+                 cbor2.dumps({1: 9, 3: -7}), b"\xa0"):
+        challenge = client.post("/api/players/me/passkeys/options", headers=auth).json()
+        r = client.post("/api/players/me/passkeys", headers=auth, json={
+            "challenge_id": challenge["challenge_id"],
+            "credential": SoftAuthenticator(origin).create(challenge["options"], cose=junk)})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_passkey", r.text
+    listed = client.get("/api/players/me/passkeys", headers=auth).json()["passkeys"]
+    assert [p["id"] for p in listed] == [kept["id"]]
 
     # delete it: it signs in no more
     r = client.delete(f"/api/players/me/passkeys/{kept['id']}", headers=auth)
