@@ -12,8 +12,8 @@ It reports the mean edge by role with its 95 % interval, and a least-squares fit
 edge on features of the kept four (the discard table's play margin, distinct ranks,
 pairs, cards worth 4 or less, fives, ten-cards, the sum of values): its coefficients with
 their standard errors, and how much of the edge it explains on deals it was not fitted to
-(the R² of a fit on the first half, tested on the second). Needs numpy (as
-``bench/expert_tables.py``). Engine only; two worker processes; progress on stderr, the
+(the R² of a fit on the first half, tested on the second). Engine and the standard
+library only; two worker processes; progress on stderr, the
 report (JSON) on stdout. From the repository root::
 
     python bench/play_edge.py --deals 30000
@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing as mp
 import random
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -111,33 +113,63 @@ def one_deal(n: int) -> dict[str, Any]:
             "standard": _play_out(state, me, "standard")}
 
 
+def _inverse(a: list[list[float]]) -> list[list[float]]:
+    """The inverse of a small square matrix (Gauss-Jordan with partial pivoting)."""
+    n = len(a)
+    m = [row[:] + [float(i == j) for j in range(n)] for i, row in enumerate(a)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        p = m[col][col]
+        m[col] = [x / p for x in m[col]]
+        for r in range(n):
+            if r != col and m[r][col]:
+                f = m[r][col]
+                m[r] = [x - f * y for x, y in zip(m[r], m[col], strict=True)]
+    return [row[n:] for row in m]
+
+
+def least_squares(x: list[list[float]], y: list[float]) -> tuple[list[float], list[float]]:
+    """Ordinary least squares: the coefficients and their standard errors."""
+    k = len(x[0])
+    xtx = [[sum(r[i] * r[j] for r in x) for j in range(k)] for i in range(k)]
+    xty = [sum(r[i] * v for r, v in zip(x, y, strict=True)) for i in range(k)]
+    inv = _inverse(xtx)
+    coef = [sum(inv[i][j] * xty[j] for j in range(k)) for i in range(k)]
+    resid = [v - p for v, p in zip(y, _predict(coef, x), strict=True)]
+    s2 = sum(e * e for e in resid) / (len(y) - k)
+    return coef, [math.sqrt(max(0.0, s2 * inv[i][i])) for i in range(k)]
+
+
+def _predict(coef: list[float], x: list[list[float]]) -> list[float]:
+    return [sum(c * f for c, f in zip(coef, r, strict=True)) for r in x]
+
+
 def report(deals: list[dict[str, Any]]) -> dict[str, Any]:
     """The mean edge and the fit, by role (see the module doc)."""
-    import numpy as np
-
     out: dict[str, Any] = {"deals": len(deals)}
     for role in ("dealer", "pone"):
         mine = [d for d in deals if d["dealer"] == (role == "dealer")]
-        x = np.array([features(d["kept"], d["table"]) for d in mine])
-        y = np.array([d["expert"] - d["standard"] for d in mine], dtype=float)
-        n, k = x.shape
-        coef, *_ = np.linalg.lstsq(x, y, rcond=None)
-        resid = y - x @ coef
-        se = np.sqrt(np.diag(resid @ resid / (n - k) * np.linalg.inv(x.T @ x)))
+        x = [features(d["kept"], d["table"]) for d in mine]
+        y = [float(d["expert"] - d["standard"]) for d in mine]
+        n = len(y)
+        coef, se = least_squares(x, y)
         half = n // 2
-        first, *_ = np.linalg.lstsq(x[:half], y[:half], rcond=None)
-        test = y[half:] - x[half:] @ first
-        spread = y[half:] - y[:half].mean()
+        first, _ = least_squares(x[:half], y[:half])
+        mean_first = statistics.fmean(y[:half])
+        test = [v - p for v, p in zip(y[half:], _predict(first, x[half:]), strict=True)]
+        spread = [v - mean_first for v in y[half:]]
+        sd = statistics.stdev(y)
         out[role] = {
             "deals": n,
-            "edge_mean": round(float(y.mean()), 3),
-            "edge_ci95": round(float(1.96 * y.std(ddof=1) / np.sqrt(n)), 3),
-            "edge_sd": round(float(y.std(ddof=1)), 2),
-            "same_margin_share": round(float(np.mean(y == 0)), 3),
-            "fit": {name: [round(float(c), 3), round(float(s), 3)]
+            "edge_mean": round(statistics.fmean(y), 3),
+            "edge_ci95": round(1.96 * sd / math.sqrt(n), 3),
+            "edge_sd": round(sd, 2),
+            "same_margin_share": round(sum(1 for v in y if v == 0) / n, 3),
+            "fit": {name: [round(c, 3), round(s, 3)]
                     for name, c, s in zip(FEATURES, coef, se, strict=True)},
-            "holdout_r2": round(float(1 - (test @ test) / (spread @ spread)), 4),
-            "fitted_sd": round(float((x @ coef).std()), 3),
+            "holdout_r2": round(1 - sum(e * e for e in test) / sum(e * e for e in spread), 4),
+            "fitted_sd": round(statistics.pstdev(_predict(coef, x)), 3),
         }
     return out
 
