@@ -221,7 +221,7 @@ class GameGrading(_Model):
     """An archived game's decisions graded against a computer level, once (issue 22 point
     4; ``server.archive.grader``)."""
 
-    grader: str = Field(description="The computer level graded against (standard).")
+    grader: str = Field(description="The computer level graded against (`expert`).")
     error: str | None = Field(description="Why the game could not be graded (then no seats "
                               "nor moves); null: graded.")
     seats: list[SeatGrading]
