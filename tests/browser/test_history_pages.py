@@ -81,9 +81,9 @@ def test_a_players_games_link_to_replays_whose_deals_verify(
         archive_server: Any, new_page: Any, axe_source: str) -> None:
     gid = _finished_game(archive_server, {"players": 2, "target": 61})
     three = _finished_game(archive_server, {"players": 3, "target": 61})
-    me = _player(archive_server, "Pat")
-    _give_seat(archive_server, gid, 0, me["id"], "Pat")
-    _give_seat(archive_server, three, 1, me["id"], "Pat")
+    me = _player(archive_server, "Lars")
+    _give_seat(archive_server, gid, 0, me["id"], "Lars")
+    _give_seat(archive_server, three, 1, me["id"], "Lars")
     deals = len(httpx.get(f"{archive_server.url}/api/games/{gid}").json()["seeds"]["deals"])
     for lang in ("en", "da", "sv"):
         words = CATALOGUES[lang]
@@ -91,7 +91,10 @@ def test_a_players_games_link_to_replays_whose_deals_verify(
         page.goto(f"{archive_server.url}/p/{me['id']}")
         page.wait_for_selector(f"#games tr[data-game='{gid}']")
         assert page.locator("#games tbody tr").count() == 2
-        assert words["profile.title"].format(name="Pat") == page.text_content("h1")
+        # the possessive by each language's rule (a name ending in s: "Lars'" in Danish,
+        # "Lars" in Swedish, not "Larss")
+        owner = {"en": "Lars's", "da": "Lars'", "sv": "Lars"}[lang]
+        assert words["profile.title"].format(owner=owner) == page.text_content("h1")
         played = page.text_content("#stats-games tr[data-key=played] td")
         assert played.strip() == "2"
         assert page.locator("#stats-per-deal tr[data-key=total] td").count() == 2
@@ -197,4 +200,22 @@ def test_a_private_profile_is_its_players_only(archive_server: Any, new_page: An
                   {"id": me["id"], "secret": me["secret"]})
     mine.goto(f"{archive_server.url}/p/{me['id']}")
     mine.wait_for_selector("#stats-games")
-    assert mine.text_content("h1") == CATALOGUES["en"]["profile.title"].format(name="Kim")
+    assert mine.text_content("h1") == CATALOGUES["en"]["profile.title"].format(owner="Kim's")
+
+
+def test_an_address_naming_no_game_or_player_says_so(archive_server: Any, new_page: Any) -> None:
+    """``/replay/<id>`` and ``/p/<id>`` with an id that is unknown or not even well formed
+    show that page's own "not found" in the page's language, never the start page."""
+    for lang in ("da", "sv"):
+        words = CATALOGUES[lang]
+        page = new_page(locale=LOCALES[lang], allow_console=("status of 404",))
+        for path, selector, key in (
+                ("/replay/nonexistent", ".replay-error", "verify.error_game_not_found"),
+                ("/replay/aaaaaaaaaaaaaaaa", ".replay-error", "verify.error_game_not_found"),
+                ("/replay/%C3%A6%20x", ".replay-error", "verify.error_game_not_found"),
+                ("/p/n%C3%B8", ".profile-error", "profile.error_player_not_found"),
+                ("/p/" + "x" * 80, ".profile-error", "profile.error_player_not_found")):
+            page.goto(f"{archive_server.url}{path}")
+            page.wait_for_selector(selector)
+            assert page.text_content(selector) == words[key], path
+            assert page.locator("#quick-title").count() == 0, path  # not the start page

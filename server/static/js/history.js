@@ -4,7 +4,7 @@
 // verdict is shown. Everything read comes from the HTTP API (docs/protocol.md "HTTP").
 import { verifyGame } from "./dealcheck.js";
 import { h } from "./dom.js";
-import { formatNumber, formatTime, t } from "./i18n.js";
+import { formatNumber, formatTime, genitive, t } from "./i18n.js";
 import { ratingsPanel } from "./leaderboard.js";
 import { api, loadPlayer } from "./player.js";
 import { codeText, describeOptions, makeNames } from "./describe.js";
@@ -231,7 +231,7 @@ export function profilePage(root, playerId, { topBar, render }) {
     document.title = `${title} — ${t("chrome.brand")}`;
     render(root, h("div", {}, topBar(),
       h("main", { class: "profile-page", id: "profile" },
-        h("h1", {}, state.profile ? (state.profile.name ? t("profile.title", { name: title }) : t("profile.title_nameless"))
+        h("h1", {}, state.profile ? (state.profile.name ? t("profile.title", { owner: genitive(title) }) : t("profile.title_nameless"))
           : t("profile.page_title")),
         state.profile?.private ? h("p", { class: "muted" }, t("profile.private_note")) : null,
         body)));
