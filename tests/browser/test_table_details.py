@@ -183,3 +183,30 @@ def test_the_hand_row_after_a_game_over_mid_play(live_server: Any, new_page: Any
     ]
     got = page.evaluate(HELD, views)
     assert got == [["JC", "KS"], kept, kept, ["8H", "JC", "KS"], dealt, kept]
+
+
+PEGS_NOW = """async (cases) => {
+  const { pegsNow } = await import('/static/js/cards.js');
+  return cases.map(([view, card, points]) => pegsNow(view, card, points));
+}"""
+
+
+def test_a_play_hint_counts_the_last_card(live_server: Any, new_page: Any) -> None:
+    """The play hint's "it pegs N now" counts the last card of the play (docs/rules.md
+    §3.6): 1 more when the card leaves every hand empty, none when it makes 31 (the 2 for
+    31 are already in the suggestion's points) or when another hand still holds a card."""
+    page = new_page()
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#your-name")
+    cases = [
+        ({"seat": 0, "hand": ["9H"], "hand_sizes": [1, 0], "count": 10}, "9H", 0, 1),
+        ({"seat": 1, "hand": ["5C"], "hand_sizes": [0, 1], "count": 10}, "5C", 2, 3),
+        ({"seat": 0, "hand": ["9H"], "hand_sizes": [1, 0], "count": 22}, "9H", 2, 2),
+        ({"seat": 0, "hand": ["KD"], "hand_sizes": [1, 0], "count": 21}, "KD", 2, 2),
+        ({"seat": 0, "hand": ["9H"], "hand_sizes": [1, 1], "count": 10}, "9H", 0, 0),
+        ({"seat": 0, "hand": ["9H", "2C"], "hand_sizes": [2, 0], "count": 10}, "9H", 0, 0),
+        ({"seat": 2, "hand": ["AS"], "hand_sizes": [0, 0, 1], "count": 3}, "AS", 0, 1),
+        ({"seat": 2, "hand": ["AS"], "hand_sizes": [1, 0, 1], "count": 3}, "AS", 0, 0),
+    ]
+    got = page.evaluate(PEGS_NOW, [[v, c, p] for v, c, p, _ in cases])
+    assert got == [want for *_, want in cases]

@@ -19,6 +19,23 @@ export function cardOrder(card) {
 
 export const sortCards = (cards) => [...cards].sort((a, b) => cardOrder(a) - cardOrder(b));
 
+/** A card's value for the count: ace 1, two to ten their face value, jack, queen, king 10. */
+export const countValue = (card) => Math.min(RANKS.indexOf(rankOf(card)) + 1, 10);
+
+/**
+ * What laying ``card`` pegs at once in the play, from ``points`` (a play suggestion's
+ * points: fifteen, thirty-one, pairs and runs, not go or last card) and the seat's view:
+ * one more when it is the last card of the play, leaving every hand empty, and does not
+ * bring the count to 31 (docs/rules.md §3.6: then only the 2 for 31). A go is not added:
+ * it depends on cards this seat cannot see.
+ */
+export function pegsNow(view, card, points) {
+  const sizes = (view && view.hand_sizes) || [];
+  const last = (view.hand || []).length === 1
+    && sizes.every((n, seat) => seat === view.seat || n === 0);
+  return points + (last && (view.count || 0) + countValue(card) !== 31 ? 1 : 0);
+}
+
 /** The index printed on the card in this language ("A", "10", "J"; "E", "B"… where the
  * language's packs print other letters). */
 export function rankIndex(card) {

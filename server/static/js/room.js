@@ -13,7 +13,7 @@
 // across renders (dom.js).
 import { CribbageClient, RETRY_CODES } from "../vendor/cribbage-client/index.js";
 import { COMPACT_QUERY, board } from "./board.js";
-import { cardBack, cardEl, cardShort, cardsShort, sortCards } from "./cards.js";
+import { cardBack, cardEl, cardShort, cardsShort, pegsNow, sortCards } from "./cards.js";
 import { CHAT_MODES, CHAT_REFS, ChatState, chatPanel } from "./chat.js";
 import {
   backupLine, capitalize, codeText, describeOptions, gameOverLines, logLine, makeNames, matchLines,
@@ -1112,7 +1112,8 @@ export function roomPage(root, roomId) {
         : idle ? "hint.play_why_nothing" : stuck > 0 ? "hint.play_why" : "hint.play_why_all";
       body = h("span", {}, t("hint.play", { card: cardShort(hint.best.card) }),
         top && typeof top.reply === "number" ? [" ", t(why, {
-          points: top.points, reply: formatNumber(top.reply, 1), stuck: formatNumber(stuck, 0) })] : null,
+          points: pegsNow(state.view, top.card || hint.best.card, top.points),
+          reply: formatNumber(top.reply, 1), stuck: formatNumber(stuck, 0) })] : null,
         top && typeof top.value === "number" && typeof top.reply === "number" && typeof top.win !== "number"
           ? [" ", t("hint.play_value", { value: formatNumber(top.value, 1) })] : null,
         top && typeof top.win === "number" ? [" ", t("hint.win", { win: chanceText(top.win) })] : null);
