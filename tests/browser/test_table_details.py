@@ -207,6 +207,7 @@ def test_a_play_hint_counts_the_last_card(live_server: Any, new_page: Any) -> No
         ({"seat": 0, "hand": ["9H", "2C"], "hand_sizes": [2, 0], "count": 10}, "9H", 0, 0),
         ({"seat": 2, "hand": ["AS"], "hand_sizes": [0, 0, 1], "count": 3}, "AS", 0, 1),
         ({"seat": 2, "hand": ["AS"], "hand_sizes": [1, 0, 1], "count": 3}, "AS", 0, 0),
+        (None, "AS", 2, 2),  # no view yet: the suggestion's points as they are
     ]
     got = page.evaluate(PEGS_NOW, [[v, c, p] for v, c, p, _ in cases])
     assert got == [want for *_, want in cases]

@@ -30,7 +30,8 @@ export const countValue = (card) => Math.min(RANKS.indexOf(rankOf(card)) + 1, 10
  * it depends on cards this seat cannot see.
  */
 export function pegsNow(view, card, points) {
-  const sizes = (view && view.hand_sizes) || [];
+  if (!view) return points;
+  const sizes = view.hand_sizes || [];
   const last = (view.hand || []).length === 1
     && sizes.every((n, seat) => seat === view.seat || n === 0);
   return points + (last && (view.count || 0) + countValue(card) !== 31 ? 1 : 0);
