@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench_script import run_bench
 
 PRODUCT_STAGES = ("decode", "exactly_once", "rules", "prepare", "commit", "dispatch", "views",
                   "events", "diffs", "updates", "ack")
@@ -32,30 +30,26 @@ def _figure(line: str) -> float:
 
 def test_accounting_prints_every_stage(tmp_path: Path) -> None:
     out = tmp_path / "accounting.json"
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "accounting.py"), "--actions", "40",
-         "--repeats", "1", "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    stdout = run_bench("accounting.py", "--actions", "40",
+                       "--repeats", "1", "--json", str(out), timeout=120)
     result = json.loads(out.read_text())
     assert result["actions"] == 40
     assert result["mix"].get("play", 0) > 0 and result["mix"].get("discard", 0) > 0
     labels = {s["key"]: s["label"] for s in result["stages"]}
     assert [s["key"] for s in result["stages"] if s["group"] == "product"] == list(
         PRODUCT_STAGES)
-    lines = done.stdout.splitlines()
+    lines = stdout.splitlines()
     for n, key in enumerate(PRODUCT_STAGES, 1):
         row = [ln for ln in lines if re.match(rf"\| {n}\. {re.escape(labels[key])} +\|", ln)]
-        assert len(row) == 1, (key, done.stdout)
+        assert len(row) == 1, (key, stdout)
         assert _figure(row[0]) > 0, row[0]
         assert result["gc_on"][key] > 0 and result["gc_off"][key] > 0, key
         assert result["in_sequence"][key] >= 0, key
     for key in OTHER_ROWS:
         row = [ln for ln in lines if ln.startswith("|") and labels[key] in ln]
-        assert len(row) == 1, (key, done.stdout)
+        assert len(row) == 1, (key, stdout)
         assert _figure(row[0]) > 0, row[0]
     total = sum(result["gc_on"][k] for k in PRODUCT_STAGES)
     row = [ln for ln in lines if ln.startswith("| sum of the stages")]
     assert len(row) == 1 and abs(_figure(row[0]) - total) < 0.01, row
-    assert re.search(r"^machine: \d+ CPUs", done.stdout, re.M), done.stdout
+    assert re.search(r"^machine: \d+ CPUs", stdout, re.M), stdout

@@ -5,20 +5,13 @@ two runs on the same seeds. Strength is the bench's to measure, not this test's.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench_script import run_bench
 
 
 def run(*args: str) -> dict:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "duplicate.py"), *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    return json.loads(done.stdout)
+    stdout = run_bench("duplicate.py", *args, timeout=300)
+    return json.loads(stdout)
 
 
 def test_duplicate_deals_split_and_paired(tmp_path) -> None:

@@ -10,27 +10,22 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import redis
+from bench_script import run_bench
 
-ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("CRIBBAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 VARIANTS = ("product", "floor", "product-memory", "floor-memory")
 
 
 def test_latency_bench_runs_product_and_floor(tmp_path: Path) -> None:
     out = tmp_path / "latency.json"
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "latency.py"), "--closed", "1", "--paced", "",
-         "--rounds", "1", "--seconds", "1.5", "--warmup", "0.5", "--grace", "2",
-         "--client-procs", "1", "--variants", ",".join(VARIANTS), "--redis-url", REDIS_URL,
-         "--busy-retries", "0", "--max-minutes", "2", "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=150,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    stdout = run_bench(
+        "latency.py", "--closed", "1", "--paced", "", "--rounds", "1", "--seconds", "1.5",
+        "--warmup", "0.5", "--grace", "2", "--client-procs", "1",
+        "--variants", ",".join(VARIANTS), "--redis-url", REDIS_URL, "--busy-retries", "0",
+        "--max-minutes", "2", "--json", str(out), timeout=150)
     result = json.loads(out.read_text())
     phases = {p["variant"]: p for p in result["phases"]}
     assert sorted(phases) == sorted(VARIANTS)
@@ -48,7 +43,7 @@ def test_latency_bench_runs_product_and_floor(tmp_path: Path) -> None:
     ratios = result["summary"][0]["ratios"]
     assert ratios["product/floor"]["cpu_per_action"] > 0
     assert ratios["product-memory/floor-memory"]["p99"] > 0
-    assert "product/floor" in done.stdout  # the printed table
+    assert "product/floor" in stdout  # the printed table
     client = redis.Redis.from_url(REDIS_URL)
     try:
         assert list(client.scan_iter(match=f"{result['prefix']}*", count=1000)) == []

@@ -6,20 +6,13 @@ every time — the premise of weighing holdings by ``StandardModel.chance`` (iss
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench_script import run_bench
 
 
 def test_model_names_standards_card() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "model_fidelity.py"), "--games", "12"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    report = json.loads(done.stdout)
+    stdout = run_bench("model_fidelity.py", "--games", "12", timeout=120)
+    report = json.loads(stdout)
     full, partial = report["with discards"], report["without discards"]
     assert full["plays"] == partial["plays"] > 300
     assert full["tie allowed"] == 1.0

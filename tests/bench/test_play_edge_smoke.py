@@ -6,7 +6,6 @@ same, so the edge is the levels' difference and nothing else."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,15 +13,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import play_edge  # noqa: E402
+from bench_script import run_bench  # noqa: E402
 
 
 def test_the_report_by_role() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "play_edge.py"), "--deals", "200"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    report = json.loads(done.stdout)
+    stdout = run_bench("play_edge.py", "--deals", "200", timeout=300)
+    report = json.loads(stdout)
     assert report["deals"] == 200
     assert report["dealer"]["deals"] + report["pone"]["deals"] == 200
     for role in ("dealer", "pone"):

@@ -12,27 +12,21 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import redis
+from bench_script import run_bench
 
-ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("CRIBBAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 def test_spectator_bench_runs_its_phases(tmp_path: Path) -> None:
     out = tmp_path / "spectators.json"
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "spectators.py"), "--rounds", "1",
-         "--rooms", "4", "--spectators", "60", "--seconds", "2", "--warmup", "1",
-         "--grace", "2", "--client-procs", "1", "--redis-url", REDIS_URL,
-         "--variants", "without,with,chat",
-         "--max-minutes", "2", "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=150,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    stdout = run_bench("spectators.py", "--rounds", "1",
+                       "--rooms", "4", "--spectators", "60", "--seconds", "2", "--warmup", "1",
+                       "--grace", "2", "--client-procs", "1", "--redis-url", REDIS_URL,
+                       "--variants", "without,with,chat",
+                       "--max-minutes", "2", "--json", str(out), timeout=150)
     result = json.loads(out.read_text())
     phases = {p["variant"]: p for p in result["phases"]}
     assert sorted(phases) == ["chat", "with", "without"]
@@ -44,13 +38,13 @@ def test_spectator_bench_runs_its_phases(tmp_path: Path) -> None:
     assert phases["with"]["spectators"] == 60 and phases["with"]["spectators_refused"] == {}
     assert phases["with"]["spectator_frames_per_second"] > 0
     assert phases["with"]["spectators_open"] == 60
-    assert "with ÷ without" in done.stdout
+    assert "with ÷ without" in stdout
     # The chat phase: every spectator a player saying presets; the room took some (each
     # reached every spectator) and refused the rest.
     chat = phases["chat"]
     assert chat["spectators"] == 60 and chat["spectators_refused"] == {}
     assert chat["spectator_said_per_second"] > 0 and chat["spectator_chats_per_second"] > 0
-    assert "chat ÷ with" in done.stdout
+    assert "chat ÷ with" in stdout
     client = redis.Redis.from_url(REDIS_URL)
     try:
         assert list(client.scan_iter(match=f"{result['prefix']}*", count=1000)) == []
