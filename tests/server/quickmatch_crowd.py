@@ -69,11 +69,15 @@ class Person:
 
 
 async def make_players(db_url: str, n: int) -> list[dict[str, str]]:
-    """``n`` players written in one transaction (``{"id", "secret"}`` each)."""
+    """``n`` players written in one transaction (``{"id", "secret"}`` each). The database
+    is migrated first: a server process migrates in the background after it reports ready
+    (``/readyz`` is about Redis), so on a slow machine its tables may not be there yet (the
+    migration's lock makes migrating beside it safe)."""
     db = Database(db_url)
     now = datetime.now(UTC)
     made = [{"id": new_player_id(), "secret": new_secret()} for _ in range(n)]
     try:
+        await db.migrate()
         async with db.begin() as conn:
             await conn.execute(insert(players), [
                 {"id": p["id"], "created_at": now, "secret_hash": secret_hash(p["secret"]),
