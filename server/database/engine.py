@@ -14,16 +14,18 @@ import asyncio
 import contextlib
 import fcntl
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from .url import redacted
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # a line per plugin
@@ -139,8 +141,13 @@ class Database:
                     await conn.commit()
                 try:
                     upgrade = _upgrade_sqlite if self.dialect == "sqlite" else _upgrade
-                    revision = await conn.run_sync(upgrade)
-                    await conn.commit()
+
+                    async def upgrade_and_commit() -> str | None:
+                        done = await conn.run_sync(upgrade)
+                        await conn.commit()
+                        return done
+
+                    revision = await _to_its_end(upgrade_and_commit())
                 finally:
                     if self.dialect == "postgresql":
                         await conn.execute(text("SELECT pg_advisory_unlock(:k)"),
@@ -205,12 +212,35 @@ def _upgrade_sqlite(connection: Connection) -> str | None:
         try:
             revision = _upgrade(connection)
         except BaseException:
-            connection.exec_driver_sql("ROLLBACK")
+            # The error that stopped the migration is the one raised: a rollback on a broken
+            # connection fails too, and SQLite rolls back an unfinished transaction anyway.
+            with contextlib.suppress(Exception):
+                connection.exec_driver_sql("ROLLBACK")
             raise
         connection.exec_driver_sql("COMMIT")
         return revision
     finally:
         dbapi.isolation_level = saved
+
+
+async def _to_its_end(work: Coroutine[Any, Any, T]) -> T:
+    """Await ``work`` to its end even if the caller is cancelled meanwhile, then pass the
+    cancellation on (:class:`asyncio.CancelledError`; ``work``'s own error, if any, is then
+    dropped). A migration once begun is finished or failed as a whole: a cancel inside the
+    driver's calls broke the connection half-way, and what the caller heard was the failed
+    rollback, not the cancellation — so a loop that keeps going on errors did not stop."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        if not task.cancelled():
+            task.exception()  # retrieved: the cancellation is what the caller hears
+        raise asyncio.CancelledError
+    return task.result()
 
 
 def _current(connection: Connection) -> str | None:

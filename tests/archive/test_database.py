@@ -96,6 +96,39 @@ async def test_a_process_killed_while_it_migrates_leaves_nothing_half_done(
         await db.close()
 
 
+async def test_a_migration_cancelled_half_way_ends_whole_and_says_cancelled(
+        empty_url, monkeypatch) -> None:
+    """A process stopped while it migrates (its loops are cancelled at shutdown) finishes
+    the migration it began, then hears the cancellation as such. It used to hear another
+    error: the cancel broke the connection inside the migration, the rollback then failed
+    on it, and a loop that keeps going on errors (the sanctions' refresh) kept going, so a
+    server stopped in its first second never stopped."""
+    import server.database.engine as engine
+
+    upgrade = engine._upgrade
+    db = Database(empty_url)
+    task: asyncio.Task | None = None
+
+    def cancelled_at_once(connection):  # noqa: ANN001, ANN202
+        assert task is not None
+        asyncio.get_running_loop().call_soon(task.cancel)  # lands inside the migration
+        return upgrade(connection)
+
+    monkeypatch.setattr(engine, "_upgrade", cancelled_at_once)
+    try:
+        task = asyncio.ensure_future(db.migrate())
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(task), 30)
+        assert task.cancelled()
+        monkeypatch.setattr(engine, "_upgrade", upgrade)
+        assert await db.revision() == head_revision()  # whole: begun, so finished
+        assert await db.migrate() == head_revision()
+        async with db.connect() as conn:
+            assert await conn.run_sync(_differences) == []
+    finally:
+        await db.close()
+
+
 async def test_a_database_that_does_not_answer_fails_fast() -> None:
     db = Database("postgresql+asyncpg://postgres@127.0.0.1:1/none")
     try:
