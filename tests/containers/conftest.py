@@ -1,8 +1,9 @@
 """The container tests run only where a Docker engine answers (and the base images are
 there); anywhere else they are reported as skipped, with the reason, in a banner at the end
-of the run — never as passed. ``.ci/run`` sets ``CRIBBAGE_CONTAINERS``: ``run`` when it
-started an engine (then a missing engine fails these tests instead of skipping them), or
-``skip: <reason>`` when no engine can run on the machine."""
+of the run (``tests/conftest.py``) — never as passed. ``.ci/run`` sets
+``CRIBBAGE_CONTAINERS``: ``run`` when it started an engine (then a missing engine fails
+these tests instead of skipping them), or ``skip: <reason>`` when no engine can run on the
+machine."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
 from compose_stack import engine_problem  # noqa: E402
 
-_skipped: list[str] = []
+SKIP_MARK = "CONTAINER TESTS SKIPPED: "
+"""How a container test's skip reason begins: the banner at the end of the run looks for
+it (``tests/conftest.py``, which the main process of a parallel run loads)."""
 
 
 def container_tests_problem() -> str | None:
@@ -41,17 +44,4 @@ def engine() -> None:
     """Skip (loudly) unless a Docker engine, compose v2 and the base images are here."""
     problem = container_tests_problem()
     if problem:
-        _skipped.append(problem)
-        pytest.skip(f"CONTAINER TESTS SKIPPED: {problem}")
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _skipped:
-        bar = "#" * 78
-        terminalreporter.write_line(bar, red=True, bold=True)
-        terminalreporter.write_line(
-            f"## THE CONTAINER TESTS (tests/containers) WERE SKIPPED: {_skipped[0]}",
-            red=True, bold=True)
-        terminalreporter.write_line(
-            "## Nothing in the Dockerfile or the compose files was run.", red=True, bold=True)
-        terminalreporter.write_line(bar, red=True, bold=True)
+        pytest.skip(f"{SKIP_MARK}{problem}")
