@@ -313,3 +313,32 @@ async def _connects(servers) -> bool:
             return False
         await ws.close()
     return True
+
+
+async def test_the_sanctions_loop_stops_when_a_cancel_comes_out_as_another_error() -> None:
+    """A cancel that lands inside a database call can come out as another error (a failed
+    rollback on the broken connection); the sanctions' refresh, which keeps the last
+    sanctions on an error, must still stop, or the server's shutdown waits for ever."""
+    from server.moderation.sanctions import Sanctions
+
+    reading = asyncio.Event()
+    calls = 0
+
+    class BrokenByTheCancel:
+        async def active(self) -> list:
+            nonlocal calls
+            calls += 1
+            if calls > 1:  # a loop that went on after the cancel: ended here, and counted
+                raise asyncio.CancelledError
+            reading.set()
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                raise ValueError("no active connection") from None
+            return []
+
+    sanctions = Sanctions(BrokenByTheCancel(), refresh_seconds=0.01)
+    sanctions.start()
+    await asyncio.wait_for(reading.wait(), 5)
+    await asyncio.wait_for(sanctions.stop(), 5)
+    assert (sanctions.failed_refreshes, calls) == (0, 1)
