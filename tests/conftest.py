@@ -48,6 +48,7 @@ def pytest_xdist_auto_num_workers(config) -> int:  # noqa: ANN001 - pytest-xdist
     return max(1, min(MOST_WORKERS, len(os.sched_getaffinity(0))))
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items) -> None:  # noqa: ANN001 - pytest's hook
     """Each test in the group of its file, or of its folder (:data:`SHARED_GROUPS`)."""
     root = Path(__file__).resolve().parent
