@@ -7,6 +7,7 @@ follows prefers-color-scheme; sounds are made in the page, off by default, with 
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from pathlib import Path
@@ -195,7 +196,10 @@ def test_near_the_end_a_hint_gives_the_chance_to_win(live_server: Any, new_page:
     # "chance for at vinde omkring ": a discard's chance, said before its points
     choice_words = da["hint.choice_win"].split("{win}")[0].split("{cards}: ")[1]
     never_words = da["hint.play_why_none"].split("{points}")[1]  # " point nu, og den næste..."
-    value_words = da["hint.play_value"].split("{value}")[0]
+    # "Resten af spillet igennem ": the margin over the play, worth, even or behind
+    value_words = os.path.commonprefix([da["hint.play_value"], da["hint.play_value_even"],
+                                        da["hint.play_value_behind"]])
+    assert len(value_words) > 10, value_words
     me = new_page(locale="da-DK")
     frames = watch_frames(me)
     create_table(me, live_server.url, "Mette", target="61", seats={1: "expert"})

@@ -6,12 +6,15 @@ at seat 1" line keeps its place in the play-by-play after a reload."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from crib_ui import create_table, log_lines, play_until, table
+
+STATIC = Path(__file__).resolve().parents[2] / "server" / "static"
 
 pytestmark = pytest.mark.browser
 
@@ -211,3 +214,37 @@ def test_a_play_hint_counts_the_last_card(live_server: Any, new_page: Any) -> No
     ]
     got = page.evaluate(PEGS_NOW, [[v, c, p] for v, c, p, _ in cases])
     assert got == [want for *_, want in cases]
+
+
+PLAY_VALUES = """async (values) => {
+  const { setLanguage } = await import('/static/js/i18n.js');
+  const { playValueText } = await import('/static/js/describe.js');
+  const said = {};
+  for (const code of ['en', 'da', 'sv']) {
+    await setLanguage(code);
+    said[code] = values.map(playValueText);
+  }
+  return said;
+}"""
+
+
+def test_a_play_hint_says_an_even_or_a_losing_margin_in_words(live_server: Any,
+                                                               new_page: Any) -> None:
+    """The play hint's margin over the rest of the play, in all three languages: "about
+    even" when it rounds to 0.0 and what it costs when it is behind — never "about 0.0
+    points" nor a negative number (a whole-game browser test met "worth about 0.0 points").
+    """
+    catalogues = {code: json.loads((STATIC / "i18n" / f"{code}.json").read_text("utf-8"))
+                  for code in ("en", "da", "sv")}
+    page = new_page()
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#your-name")
+    said = page.evaluate(PLAY_VALUES, [0.0, 0.04, -0.049, 0.3, -0.4, 1.25])
+    for code, texts in said.items():
+        cat = catalogues[code]
+        point = "." if code == "en" else ","
+        assert texts[:3] == [cat["hint.play_value_even"]] * 3, (code, texts)
+        assert texts[3] == cat["hint.play_value"].replace("{value}", f"0{point}3"), texts
+        assert texts[4] == cat["hint.play_value_behind"].replace("{value}", f"0{point}4"), texts
+        assert f"1{point}3" in texts[5] or f"1{point}2" in texts[5], texts
+        assert not any("-" in x or "−" in x or f"0{point}0" in x for x in texts), texts

@@ -4,11 +4,22 @@
 // (Back-up 10, game over). Pure functions of engine data (docs/rules.md "Events"); every
 // word comes from the catalogue (i18n.js).
 import { cardShort, cardsShort } from "./cards.js";
-import { formatList, genitive, numberWord, t } from "./i18n.js";
+import { formatList, formatNumber, genitive, numberWord, t } from "./i18n.js";
 
 /** Show items in the order players count them: fifteens, pairs, runs, flush, nobs. */
 const SHOW_ORDER = ["fifteen", "pair", "run", "flush", "nobs"];
 const PAIR_KEYS = { 2: "pair", 6: "pair_royal", 12: "double_pair_royal" };
+
+/**
+ * What a card to play is worth over the rest of the play (a hint's `value`, holes of this
+ * side less the other's): "about even" when it rounds to 0.0, what it costs when it is
+ * behind, else what it is worth — never "about 0.0 points" nor "about -0.4 points".
+ */
+export function playValueText(value) {
+  if (Math.abs(value) < 0.05) return t("hint.play_value_even");
+  if (value < 0) return t("hint.play_value_behind", { value: formatNumber(-value, 1) });
+  return t("hint.play_value", { value: formatNumber(value, 1) });
+}
 
 export const capitalize = (s) => s.charAt(0).toLocaleUpperCase() + s.slice(1);
 

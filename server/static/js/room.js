@@ -17,7 +17,7 @@ import { cardBack, cardEl, cardShort, cardsShort, pegsNow, sortCards } from "./c
 import { CHAT_MODES, CHAT_REFS, ChatState, chatPanel } from "./chat.js";
 import {
   backupLine, capitalize, codeText, describeOptions, gameOverLines, logLine, makeNames, matchLines,
-  matchScore, sayShow,
+  matchScore, playValueText, sayShow,
 } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { formatList, formatNumber, onLanguageChange, t } from "./i18n.js";
@@ -1115,7 +1115,7 @@ export function roomPage(root, roomId) {
           points: pegsNow(state.view, top.card || hint.best.card, top.points),
           reply: formatNumber(top.reply, 1), stuck: formatNumber(stuck, 0) })] : null,
         top && typeof top.value === "number" && typeof top.reply === "number" && typeof top.win !== "number"
-          ? [" ", t("hint.play_value", { value: formatNumber(top.value, 1) })] : null,
+          ? [" ", playValueText(top.value)] : null,
         top && typeof top.win === "number" ? [" ", t("hint.win", { win: chanceText(top.win) })] : null);
     }
     else if (hint.kind === "announce") {
