@@ -117,8 +117,11 @@ async def test_flood_is_refused_applies_nothing_and_is_closed(make_server):
         assert len({f["action_id"] for f in limited}) == 100
         # What was handled fits the bucket: the burst plus what refilled meanwhile.
         assert len(acks) + len(rejects) <= 40 + 20 * elapsed + 1
+        # The repeats of the one discard are refused by the rules; on a busy machine some
+        # are refused "busy" by admission control first (the loop woke late): nothing
+        # applied either way (seen once when the suite ran in two workers).
         assert len(acks) == 1 and {r["code"] for r in rejects} <= {"already_discarded",
-                                                                   "wrong_phase"}
+                                                                   "wrong_phase", "busy"}
         after = httpx.get(f"{server.http}/api/rooms/{room}").json()
         assert after["version"] == before + len(acks)  # nothing applied beyond the acks
         # The other player is unaffected.
