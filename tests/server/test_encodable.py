@@ -117,7 +117,8 @@ def test_every_json_frame_is_answered_encodably(frame: str | bytes) -> None:
     try:
         decode_client(frame, "json")
     except ProtocolError as exc:
-        assert exc.code in {"bad_frame", "bad_message", "bad_name", "frame_too_large"}
+        assert exc.code in {"bad_frame", "bad_message", "bad_name", "bad_options",
+                            "frame_too_large"}
         assert_answer_encodes(frames.protocol_error(exc))
 
 
@@ -127,7 +128,8 @@ def test_every_msgpack_frame_is_answered_encodably(frame: str | bytes) -> None:
     try:
         decode_client(frame, "msgpack")
     except ProtocolError as exc:
-        assert exc.code in {"bad_frame", "bad_message", "bad_name", "frame_too_large"}
+        assert exc.code in {"bad_frame", "bad_message", "bad_name", "bad_options",
+                            "frame_too_large"}
         assert_answer_encodes(frames.protocol_error(exc))
 
 
