@@ -132,7 +132,12 @@ test("a version gap, a patch that does not apply and a missed last update are re
     hostHooks.mode = "corrupt";
     const before = host.view;
     await oneMove([host, guest], random);
-    await waitFor(host, (c) => c.version === guest.version && c.version === 5, "the host after the bad patch");
+    // Each waits for its own v5: a predicate on the other client would be checked only on
+    // this one's events, and the host's resync may land before the guest's update does.
+    await Promise.all([
+      waitFor(host, (c) => c.version === 5, "the host after the bad patch"),
+      waitFor(guest, (c) => c.version === 5, "the guest's v5"),
+    ]);
     assert.equal(logs[0].resyncs.length, 2);
     assert.equal(logs[0].resyncs[1].reason, "patch_failed");
     assert.notEqual(host.view, before);

@@ -131,10 +131,24 @@ export function playSeat(client, random, { gate = null } = {}) {
   });
 }
 
-/** Resolve when `predicate(client)` holds (checked on every view, seat and state change). */
-export function waitFor(client, predicate, label = "condition") {
+/** How long a test helper waits for a condition or an event before it fails with what it
+ * waited for (ms): a hang then names its step instead of ending as a test timeout. */
+export const WAIT_MS = 30_000;
+
+function describeClient(client) {
+  return `version ${client.version}, state ${client.connectionState}, phase ${client.view?.phase}`;
+}
+
+/** Resolve when `predicate(client)` holds (checked on every view, seat and state change);
+ * reject after `ms` with `label` and where the client stood. */
+export function waitFor(client, predicate, label = "condition", ms = WAIT_MS) {
   return new Promise((resolve, reject) => {
     const offs = [];
+    const timer = setTimeout(() => {
+      offs.forEach((f) => f());
+      reject(new Error(`waited ${ms} ms for ${label}; the client is at ${describeClient(client)}`));
+    }, ms);
+    offs.push(() => clearTimeout(timer));
     const check = () => {
       let ok = false;
       try {
@@ -157,12 +171,18 @@ export function waitFor(client, predicate, label = "condition") {
   });
 }
 
-/** Resolve with the detail of the next `type` event that satisfies `predicate`. */
-export function nextEvent(client, type, predicate = () => true) {
-  return new Promise((resolve) => {
+/** Resolve with the detail of the next `type` event that satisfies `predicate`; reject
+ * after `ms` naming the event and where the client stood. */
+export function nextEvent(client, type, predicate = () => true, ms = WAIT_MS) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`waited ${ms} ms for a ${type} event; the client is at ${describeClient(client)}`));
+    }, ms);
     const off = client.on(type, (detail) => {
       if (predicate(detail)) {
         off();
+        clearTimeout(timer);
         resolve(detail);
       }
     });
