@@ -92,7 +92,9 @@ REPLIES: dict[str, tuple[list[str], str]] = {
         "`bad_options`, `room_not_found`, `not_joined`).",
     ),
     "HintRequest": (["Hint", "Error"],
-                    "`hint`; `error` `hints_disabled` or `not_seated`."),
+                    "`hint`; `error` `hints_disabled` or `not_seated`, or `busy` with "
+                    "`retry_after` (the server makes `hints_in_flight` hints at once: ask "
+                    "again after it)."),
     "Join": (
         ["Snapshot", "Error"],
         "`snapshot` (with `seat_token` when a seat was taken or resumed, and `missed` when "

@@ -177,7 +177,8 @@ SERVER_MEANINGS: dict[str, str] = {
         "nothing changed, retry (same action_id): the room kept changing under a write for "
         "20 attempts, or (reject with retry_after) the server has more actions in hand "
         "than it may work on and wait for (max_inflight_actions, max_waiting_actions, "
-        "action_queue_seconds)"
+        "action_queue_seconds); for a hint (error with retry_after), the server is making "
+        "hints_in_flight hints already: ask again after retry_after"
     ),
     "store_unavailable": "the room store could not be reached; nothing changed, retry",
     "outcome_unknown": (

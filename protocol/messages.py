@@ -310,7 +310,8 @@ class SetComputer(_Model):
 
 class HintRequest(_Model):
     """A seated human asks for the ``expert`` player's suggestion (answered by ``hint``,
-    or ``error`` ``hints_disabled`` / ``not_seated``)."""
+    or ``error`` ``hints_disabled`` / ``not_seated``, or ``busy`` with ``retry_after``
+    when the server makes as many hints as it may at once)."""
 
     type: Literal["hint"]
 

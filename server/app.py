@@ -67,6 +67,7 @@ from .computer_seats import ComputerSeats, DecideFn
 from .database import Database, database_url
 from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
+from .hints import HintDesk
 from .history.http import ROUTES as HISTORY_ROUTES
 from .limits import AddressLimits, client_address, http_protocol, retry_after_header
 from .lobby.http import ROUTES as LOBBY_ROUTES
@@ -130,6 +131,8 @@ class Services:
     presence: Presence
     sweeper: Sweeper
     computers: ComputerSeats
+    hints: HintDesk
+    """Makes hints once per room version and seat, a bounded number at once."""
     upkeep: Upkeep
     origins: OriginPolicy
     metrics: Metrics | None = None
@@ -246,6 +249,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         presence=presence, sweeper=sweeper,
         computers=ComputerSeats(service, sweeper, config.decide,
                                 processes=settings.computer_processes),
+        hints=HintDesk(settings.hints_in_flight),
         upkeep=Upkeep(store, presence, rooms, settings, gc_policy),
         origins=OriginPolicy(settings.allowed_origins, settings.public_url),
     )
@@ -312,6 +316,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await services.upkeep.stop()
         await sweeper.stop()
         await services.archiver.stop()
+        await services.hints.close()
         await services.computers.close()
         await services.grader.stop()
         await services.lobby.close()
@@ -433,6 +438,7 @@ async def _serve(
     )
     session.matchmaking = services.matchmaking
     session.computers = services.computers
+    session.hints = services.hints
     sanctions = services.moderation.sanctions if services.moderation else None
     session.sanctions = sanctions
     if sanctions is not None:

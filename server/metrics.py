@@ -15,7 +15,7 @@ last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_t
 ``limited_total{code}`` (refusals and closes by the limits of docs/protocol.md "Limits");
 ``budgets_local_total`` (budget events counted per process during a Redis outage);
 ``spectators`` (gauge); ``lobby_followers`` (gauge) and ``lobby_writes_total``
-(``server.lobby``);
+(``server.lobby``); ``hints_total{outcome}`` and ``hints_in_flight`` (``server.hints``);
 ``actions_in_flight``, ``actions_waiting``, ``actions_queued_total`` and
 ``overload_refused_total{reason}`` (admission control, ``server.overload``);
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
@@ -196,6 +196,17 @@ class _Collector(Collector):
         yield CounterMetricFamily("cribbage_lobby_writes", "Lobby index writes this process "
                                   "made after room changes (server.lobby)",
                                   value=lobby.writes if lobby is not None else 0)
+        hints = getattr(s, "hints", None)
+        hint_counts = CounterMetricFamily("cribbage_hints", "Hints asked for, by outcome: "
+                                          "made, shared (a repeat answered with the hint "
+                                          "made for the same room version and seat), busy "
+                                          "(refused: hints_in_flight were being made)",
+                                          labels=["outcome"])
+        for outcome, attr in (("made", "made"), ("shared", "shared"), ("busy", "refused")):
+            hint_counts.add_metric([outcome], getattr(hints, attr, 0))
+        yield hint_counts
+        yield GaugeMetricFamily("cribbage_hints_in_flight", "Hints being made now",
+                                value=hints.in_flight if hints is not None else 0)
         gate = s.actions
         yield GaugeMetricFamily("cribbage_actions_in_flight", "Client actions being worked "
                                 "on (admission control)",

@@ -36,6 +36,7 @@ from .chat import handlers as chat_handlers
 from .chat import rules as chat_rules
 from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
+from .hints import HintDesk, HintsBusy
 from .limits import AddressLimits, FrameBucket
 from .lobby.service import LobbyLimit
 from .matchmaking import handlers as queue_handlers
@@ -114,6 +115,9 @@ class Session:
         self.computers: Any = None
         """The process's ``server.computer_seats.ComputerSeats`` (hints are made in its
         computer processes); set by ``server.app``."""
+        self.hints: HintDesk | None = None
+        """The process's ``server.hints.HintDesk`` (None: each hint is made afresh, with
+        no bound); set by ``server.app``."""
         self.sanctions: Any = None
         """The process's ``server.moderation.sanctions.Sanctions`` (None: nobody is
         banned); set by ``server.app``."""
@@ -522,7 +526,9 @@ class Session:
     async def _hint(self, message: m.HintRequest) -> None:
         """Answer ``hint``: the ``expert`` player's suggestion for this seat, from the
         seat's view and legal actions (``engine.computer.suggest``), made in a computer
-        process when the server has them (``ComputerSeats.advise``)."""
+        process when the server has them (``ComputerSeats.advise``), once per room version
+        and seat and at most ``hints_in_flight`` at once (``server.hints.HintDesk``): beyond
+        that the answer is ``error busy`` with ``retry_after``."""
         if self.local is None or self.seat is None:
             self.error("not_seated", "join a room in a seat first", "hint")
             return
@@ -533,11 +539,23 @@ class Session:
         if record.state is None:
             suggestion: dict[str, Any] = {"kind": "none", "best": None}
         else:
-            view, legal = seat_knowledge(record.state, self.seat)
-            if self.computers is not None:
-                suggestion = await self.computers.advise(view, legal)
+            state, seat = record.state, self.seat
+
+            async def make() -> dict[str, Any]:
+                view, legal = seat_knowledge(state, seat)
+                if self.computers is not None:
+                    return await self.computers.advise(view, legal)
+                return dict(suggest(view, legal, level="expert"))
+
+            if self.hints is None:
+                suggestion = await make()
             else:
-                suggestion = suggest(view, legal, level="expert")
+                try:
+                    suggestion = await self.hints.get((record.id, record.version, seat), make)
+                except HintsBusy as exc:
+                    self.error("busy", "the server is making as many hints as it may at "
+                               "once; ask again", "hint", exc.retry_after)
+                    return
         self.send(frames.hint(record.id, self.seat, record.version, suggestion))
 
     async def _resync(self, message: m.Resync) -> None:

@@ -99,6 +99,12 @@ class Settings(BaseSettings):
         1, ge=0, le=64, description="worker processes in which each server process's "
         "expert computer players decide, off the event loop (0: on the event loop); made "
         "at the first expert move")
+    hints_in_flight: int = Field(
+        1, ge=0, description="hints (the expert's suggestion, asked with hint) one server "
+        "process makes at once, beside its expert computer players' moves (0: no bound; "
+        "raise it with computer_processes); "
+        "a hint asked beyond it is answered error busy with retry_after. A repeat for the "
+        "same room version and seat is answered from the one made and costs nothing")
     takeover_grace_seconds: float = Field(
         60.0, gt=0, description="default time a human seat may stay disconnected before a "
         "standard computer plays it (a room setting overrides it)"

@@ -249,6 +249,36 @@ test("retryable rejects are retried with the same id up to the limit, then hande
   }
 });
 
+test("a hint the server is too busy to make is asked again after retry_after; other hint errors are the answer", { timeout: 60_000 }, async () => {
+  const hooks = { busyHints: 0 };
+  hooks.outgoing = (frame) => {
+    if (frame.type === "hint" && hooks.busyHints > 0) {
+      hooks.busyHints -= 1;
+      return { reply: { type: "error", code: "busy", ref: "hint", retry_after: 0.1, message: "simulated: hints_in_flight" } };
+    }
+    return "pass";
+  };
+  const { host, guest } = await table({ WebSocketImpl: faultyWebSocket(hooks) });
+  const log = record(host);
+  try {
+    hooks.busyHints = 2;
+    const started = Date.now();
+    const hint = await host.hint();
+    assert.equal(hint.type, "hint");
+    assert.equal(hint.suggestion.kind, "discard");
+    assert.equal(log.sent.filter((m) => m.type === "hint").length, 3, "sent, refused twice, sent again");
+    assert.ok(Date.now() - started >= 200, "no sooner than retry_after each time");
+    assert.equal(host.version, 2, "nothing was applied");
+    // busy without retry_after is not a refusal for now: it is the answer.
+    hooks.outgoing = (frame) => (frame.type === "hint"
+      ? { reply: { type: "error", code: "busy", ref: "hint", message: "simulated" } }
+      : "pass");
+    await assert.rejects(host.hint(), (err) => err instanceof CribbageError && err.code === "busy");
+  } finally {
+    await Promise.all([host.close(), guest.close()]);
+  }
+});
+
 test("fatal close codes and the app's close() are not retried", { timeout: 60_000 }, async () => {
   const hooks = {};
   const { host, guest } = await table({ WebSocketImpl: faultyWebSocket(hooks) });

@@ -362,7 +362,9 @@ export class CribbageClient {
     }));
   }
 
-  /** Ask for the `standard` computer's suggestion for this seat; resolves with the `hint`. */
+  /** Ask for the `expert` computer's suggestion for this seat; resolves with the `hint`
+   * (a hint refused `busy` with `retry_after` is asked again after it, until the
+   * request's timeout, `requestTimeoutMs`, rejects the promise with code `timeout`). */
   hint() {
     return this._request("hint", { type: "hint" });
   }
@@ -1107,7 +1109,11 @@ export class CribbageClient {
 
   _onServerError(frame) {
     const error = new CribbageError(frame.code, frame.message, { frame });
-    if (frame.code === "rate_limited" && this._retryLimited(frame)) return;
+    // Over the frame rate, or a hint the server is too busy to make now: not handled, so
+    // sent again after `retry_after` (until the request's own timeout).
+    const later = frame.code === "rate_limited"
+      || (frame.code === "busy" && frame.ref === "hint" && frame.retry_after != null);
+    if (later && this._retryLimited(frame)) return;
     switch (frame.ref) {
       case "hello":
         this._fatal(error);

@@ -1,0 +1,186 @@
+"""What a flood of hints costs the expert computer players of other rooms (issue 22 points
+3 and 5; ``server.hints``).
+
+Starts ``python -m server`` (rooms in memory, one computer process, the bot delay 0, the
+per-address limit on new rooms off; the per-connection frame limits stay as they are by
+default, as they would for an attacker) and times ``--games`` games of two ``expert``
+computers to 61, one after another, watched by a spectator (seconds from the join to game
+over): first alone,
+then beside ``--flooders`` seated connections (one client address, each in its own room
+against a ``standard`` computer) that ask for hints back to back:
+
+* ``repeat``: each asks again as soon as it is answered, moving only in the discard (the
+  play's hints then repeat one version);
+* ``fresh``: each plays the hinted move after every hint, so that every hint is for a new
+  version.
+
+The figure is each flooded phase's median game time over the alone phase's, in the same
+run, with the hints answered a second and, from ``/metrics``, the hints made, shared and
+refused ``busy``. ``--pythonpath`` runs the server of another checkout (to measure the
+server before ``server.hints``: ``git worktree add /tmp/before <commit>``). From the
+repository root::
+
+    python bench/hint_flood.py                      # 25 flooders, 3 games a phase
+    python bench/hint_flood.py --pythonpath /tmp/before --json /tmp/before.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from protocol.client import Client  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _expert_game(http: httpx.AsyncClient, base: str, ws: str) -> float:
+    """Seconds from a spectator's join to game over of two expert computers to 61."""
+    made = (await http.post(f"{base}/api/rooms", json={
+        "options": {"players": 2, "target": 61},
+        "computers": {"0": "expert", "1": "expert"}})).json()
+    watcher = await Client.connect(ws, name="watcher", record=False, validate=False)
+    try:
+        started = time.perf_counter()
+        await watcher.join(made["room"], None)
+        await watcher.wait_until(lambda c: c.status == "game_over", 900)
+        return time.perf_counter() - started
+    finally:
+        await watcher.close()
+
+
+async def _flooder(ws: str, mode: str, stop: asyncio.Event, counts: dict[str, int]) -> None:
+    """One seated connection asking for hints back to back until ``stop`` (see the module
+    docstring for ``mode``)."""
+    client = await Client.connect(ws, name="flooder", record=False, validate=False)
+    try:
+        made = await client.create_room({"players": 2, "target": 121},
+                                        computers={"1": "standard"})
+        await client.join(made["room"], 0)
+        while not stop.is_set() and client.status != "game_over":
+            frame = await client.request(
+                {"type": "hint"},
+                lambda f: f["type"] == "hint" or (f["type"] == "error" and f.get("ref") == "hint"),
+                120)
+            counts["answered"] += 1
+            suggestion = frame.get("suggestion") or {}
+            best = suggestion.get("best")
+            if best and (mode == "fresh" or suggestion.get("kind") == "discard"):
+                await client.act(best, timeout=120)
+            elif not best:
+                await asyncio.sleep(0.01)  # not this seat's turn: the computer's move
+    finally:
+        await client.close()
+
+
+def _hint_counts(text: str) -> dict[str, float]:
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("cribbage_hints_total{"):
+            outcome = line.split('outcome="', 1)[1].split('"', 1)[0]
+            out[outcome] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+async def _run(args: argparse.Namespace) -> dict[str, Any]:
+    port = _free_port()
+    base, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
+    data = tempfile.mkdtemp(prefix="hint-flood-")
+    env = {**os.environ, "CRIBBAGE_DATA_DIR": data, "CRIBBAGE_COMPUTER_PROCESSES": "1",
+           "CRIBBAGE_BOT_DELAY_SECONDS": "0", "CRIBBAGE_ROOMS_PER_MINUTE": "0"}
+    if args.pythonpath:
+        env["PYTHONPATH"] = args.pythonpath
+    server = subprocess.Popen([sys.executable, "-m", "server", "--port", str(port)],
+                              cwd=args.pythonpath or ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    phases: list[dict[str, Any]] = []
+    try:
+        async with httpx.AsyncClient(timeout=30) as http:
+            for _ in range(300):
+                try:
+                    if (await http.get(f"{base}/readyz")).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                await asyncio.sleep(0.1)
+            else:
+                raise SystemExit("the server did not become ready")
+            await _expert_game(http, base, ws)  # warm-up: the computer process starts
+            for mode in ["alone", *args.modes]:
+                stop = asyncio.Event()
+                counts = {"answered": 0}
+                flooders = [] if mode == "alone" else [
+                    asyncio.create_task(_flooder(ws, mode, stop, counts))
+                    for _ in range(args.flooders)]
+                await asyncio.sleep(0 if mode == "alone" else args.warmup)
+                before = _hint_counts((await http.get(f"{base}/metrics")).text)
+                answered, started = counts["answered"], time.perf_counter()
+                games = []
+                for _ in range(args.games):
+                    games.append(await _expert_game(http, base, ws))
+                    print(f"  {mode}: game {len(games)} in {games[-1]:.1f} s",
+                          file=sys.stderr, flush=True)
+                seconds = time.perf_counter() - started
+                after = _hint_counts((await http.get(f"{base}/metrics")).text)
+                stop.set()
+                await asyncio.gather(*flooders, return_exceptions=True)
+                phases.append({
+                    "mode": mode, "games_seconds": games,
+                    "median_seconds": statistics.median(games),
+                    "hints_answered_per_second": (counts["answered"] - answered) / seconds,
+                    "hints": {k: after.get(k, 0) - before.get(k, 0) for k in after},
+                })
+    finally:
+        server.terminate()
+        server.wait(30)
+    alone = phases[0]["median_seconds"]
+    for phase in phases:
+        phase["ratio"] = phase["median_seconds"] / alone
+    return {"flooders": args.flooders, "games": args.games,
+            "pythonpath": args.pythonpath, "phases": phases}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--flooders", type=int, default=25)
+    parser.add_argument("--games", type=int, default=3, help="expert games timed a phase")
+    parser.add_argument("--modes", default="repeat,fresh", help="flooded phases, in order")
+    parser.add_argument("--warmup", type=float, default=3.0,
+                        help="seconds the flood runs before the games are timed")
+    parser.add_argument("--pythonpath", default="",
+                        help="another checkout whose server to run (default: this one)")
+    parser.add_argument("--json", help="write the figures here")
+    args = parser.parse_args()
+    args.modes = [m for m in args.modes.split(",") if m]
+    result = asyncio.run(_run(args))
+    print(f"{'phase':8} {'median game':>12} {'÷ alone':>8} {'hints/s':>8}  hints made/shared/busy")
+    for p in result["phases"]:
+        h = p["hints"]
+        print(f"{p['mode']:8} {p['median_seconds']:>10.1f} s {p['ratio']:>7.1f}× "
+              f"{p['hints_answered_per_second']:>8.0f}  "
+              f"{h.get('made', '-')}/{h.get('shared', '-')}/{h.get('busy', '-')}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
