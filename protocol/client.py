@@ -186,9 +186,10 @@ class Client:
         """Send a message and return the first later frame matching ``until``.
 
         With ``retry``, a message the server refuses for now — over the connection's rate
-        (``rate_limited``), or an act refused ``busy`` with a ``retry_after`` by the
-        server's admission control — is sent again after its ``retry_after`` seconds,
-        within ``timeout``.
+        (``rate_limited``), an act refused ``busy`` with a ``retry_after`` by the
+        server's admission control, or a hint refused ``busy`` with a ``retry_after``
+        because the server makes ``hints_in_flight`` at once — is sent again after its
+        ``retry_after`` seconds, within ``timeout``.
 
         Raises:
             ClientError: the matching frame is an ``error``.
