@@ -41,6 +41,20 @@ for ``join``), any other text is ``bad_message``."""
 ACTION_ID_PATTERN = r"^[\x21-\x7e]{1,64}$"
 """A client-chosen action id: 1..64 printable ASCII characters, no spaces."""
 
+SERVER_ACTION_ID_PREFIX = "auto-"
+"""The prefix of the ids the server gives its own moves in a room's log (a computer
+player, a stand-in; ``server.computer_seats``). A client's ``action_id`` may not begin
+with it: the grading of a finished game tells the computer's moves from the player's by
+it (``server.archive.grading``)."""
+
+
+def _check_action_id(action_id: str) -> str:
+    """A client's action id: not one of the server's own (:data:`SERVER_ACTION_ID_PREFIX`)."""
+    if action_id.startswith(SERVER_ACTION_ID_PREFIX):
+        raise ValueError(f"an action_id may not begin with {SERVER_ACTION_ID_PREFIX!r}: "
+                         "the server names its own moves so")
+    return action_id
+
 REQUEST_ID_PATTERN = r"^[\x21-\x7e]{16,64}$"
 """A client-chosen id of a room creation: 16..64 printable ASCII characters, no spaces (a
 random one: whoever sends it again gets the room and its creator token)."""
@@ -360,11 +374,14 @@ class Act(_Model):
 
     ``action_id`` is chosen by the client and unique per seat; re-sending the same id
     (after a lost ``ack``) is answered again with the first result and never applied twice.
+    It may not begin with ``auto-``, the prefix of the server's own moves (``reject``
+    ``bad_action``).
     ``action`` is one of the actions a seat may send (not the system's ``answer_timeout``).
     """
 
     type: Literal["act"]
-    action_id: str = Field(pattern=ACTION_ID_PATTERN)
+    action_id: Annotated[str, Field(pattern=ACTION_ID_PATTERN),
+                         AfterValidator(_check_action_id)]
     action: ClientAction
 
 

@@ -55,6 +55,7 @@ from typing import Any
 import engine
 from engine.computer import decide as engine_decide
 from engine.computer import suggest as engine_suggest
+from protocol.messages import SERVER_ACTION_ID_PREFIX
 
 from .deadline_plan import COMPUTER_TURN, TAKEOVER, TURN_CLOCK, computers_play_on
 from .rooms import Change, NoChange, Room, RoomService
@@ -255,7 +256,8 @@ class ComputerSeats:
             action, new_state, events = move
             return Change(
                 events,
-                {"seat": seat, "id": f"auto-{record.version}", "action": action},
+                {"seat": seat, "id": f"{SERVER_ACTION_ID_PREFIX}{record.version}",
+                 "action": action},
                 state=new_state, actor=seat,
             )
 

@@ -49,6 +49,7 @@ from typing import Any
 import engine
 from engine.computer import suggest
 from engine.computer.expert import hole_worth as expert_hole_worth
+from protocol.messages import SERVER_ACTION_ID_PREFIX
 
 from .verify import stacked_start
 
@@ -178,8 +179,10 @@ def grade_decision(
 
 def _automated(entry: dict[str, Any]) -> bool:
     """Whether the server's computer made this logged action (a computer seat, a
-    stand-in, a turn clock that ran out)."""
-    return bool(entry.get("timed_out")) or str(entry.get("id") or "").startswith("auto-")
+    stand-in, a turn clock that ran out): a client's ``action_id`` never begins with
+    ``auto-`` (``protocol.messages.Act`` refuses it)."""
+    return (bool(entry.get("timed_out"))
+            or str(entry.get("id") or "").startswith(SERVER_ACTION_ID_PREFIX))
 
 
 def grade_game(

@@ -83,12 +83,12 @@ def page_query(player_id: str, limit: int, cursor: str | None) -> Any:
 
 
 def seats_query(ids: list[str]) -> Any:
-    """The statement of every seat of games ``ids``, with its player's deletion (and its
-    side's final score: the game's scores without reading ``games``)."""
+    """The statement of every seat of games ``ids``, with its player's deletion and
+    privacy (and its side's final score: the game's scores without reading ``games``)."""
     seat = game_seats.c
     return select(
         seat.game_id, seat.seat, seat.side, seat.kind, seat.level, seat.name,
-        seat.player_id, seat.final_score, players.c.deleted_at,
+        seat.player_id, seat.final_score, players.c.deleted_at, players.c.private,
     ).select_from(game_seats.outerjoin(players, players.c.id == seat.player_id)
                   ).where(seat.game_id.in_(ids)).order_by(seat.game_id, seat.seat)
 
@@ -107,7 +107,8 @@ async def player_games(db: Database, player_id: str, *, limit: int,
         ``{"games": [...], "next": cursor or None}``; each game ``{"game", "ended_at",
         "status", "result", "table_kind", "target", "variants", "seat", "side", "score",
         "scores", "skunk", "seats": [{"seat", "side", "kind", "level", "name", "player",
-        "deleted"}]}``.
+        "deleted"}]}``; ``player`` is null for a deleted player and for another player
+        whose profile is private.
 
     Raises:
         ValueError: a cursor that is not one. sqlalchemy.exc.SQLAlchemyError, OSError.
@@ -123,10 +124,14 @@ async def player_games(db: Database, player_id: str, *, limit: int,
             for r in (await conn.execute(seats_query(ids))).mappings():
                 scores[r["game_id"]][r["side"]] = r["final_score"]
                 deleted = r["deleted_at"] is not None
+                # A private player's id is not put beside their name (as on the
+                # leaderboard and in chat): the name stays, as at the table.
+                hidden = bool(r["private"]) and r["player_id"] != player_id
                 others[r["game_id"]].append({
                     "seat": r["seat"], "side": r["side"], "kind": r["kind"],
                     "level": r["level"], "name": None if deleted else r["name"],
-                    "player": None if deleted else r["player_id"], "deleted": deleted,
+                    "player": None if deleted or hidden else r["player_id"],
+                    "deleted": deleted,
                 })
     items = []
     for r in mine:

@@ -259,6 +259,22 @@ async def test_every_figure_of_a_profile_is_recomputed_from_the_logs(database) -
             named = [e for v in body["versions"] for e in v["events"]
                      if "name" in e and e.get("seat") == 2]
             assert named and all(e["name"] is None for e in named)
+            # a private player: in others' games by name, as at the table, never by id
+            p2_games = {g for g, _ in seats_of["p2"]}
+            before = (await client.get("/api/players/p1/games", params={"limit": 50})).json()
+            shared = [g for g in before["games"] if g["game"] in p2_games]
+            assert shared and all(any(s["player"] == "p2" for s in g["seats"]) for g in shared)
+            async with database.begin() as conn:
+                await conn.execute(update(players).where(players.c.id == "p2").values(
+                    private=True))
+            after = (await client.get("/api/players/p1/games", params={"limit": 50})).json()
+            for game in after["games"]:
+                for seat in game["seats"]:
+                    assert seat["player"] != "p2", (game["game"], seat)
+                if game["game"] in p2_games:
+                    assert any(s["name"] == "P2" and s["player"] is None
+                               for s in game["seats"])
+                assert game["seats"][game["seat"]]["player"] == "p1"
     finally:
         server.stop()
 

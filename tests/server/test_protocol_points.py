@@ -98,6 +98,9 @@ async def test_each_malformed_act_gets_its_one_answer(mem_server):
          {"type": "error", "code": "bad_message", "ref": "act"}),
         ({"type": "act", "action_id": "x" * 65, "action": PLAY},
          {"type": "error", "code": "bad_message", "ref": "act"}),
+        # The server's own moves' prefix (the grading tells the computer's moves by it).
+        ({"type": "act", "action_id": "auto-7", "action": PLAY},
+         {"type": "reject", "code": "bad_action", "action_id": "auto-7"}),
         ({"type": "act", "action_id": "a7", "action": PLAY},
          {"type": "reject", "code": "not_seated", "action_id": "a7"}),
         ({"type": "act", "action_id": "c1", "action": {"type": "play", "card": "ZZ"}},

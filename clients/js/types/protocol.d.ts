@@ -203,6 +203,8 @@ export interface Join {
  *
  * ``action_id`` is chosen by the client and unique per seat; re-sending the same id
  * (after a lost ``ack``) is answered again with the first result and never applied twice.
+ * It may not begin with ``auto-``, the prefix of the server's own moves (``reject``
+ * ``bad_action``).
  * ``action`` is one of the actions a seat may send (not the system's ``answer_timeout``).
  */
 export interface Act {
