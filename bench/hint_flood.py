@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -93,12 +94,11 @@ async def _flooder(ws: str, mode: str, stop: asyncio.Event, counts: dict[str, in
 
 
 def _hint_counts(text: str) -> dict[str, float]:
-    out = {}
-    for line in text.splitlines():
-        if line.startswith("cribbage_hints_total{"):
-            outcome = line.split('outcome="', 1)[1].split('"', 1)[0]
-            out[outcome] = float(line.rsplit(" ", 1)[1])
-    return out
+    """``cribbage_hints_total`` by outcome from a ``/metrics`` page ({} when the server
+    has no such counter: a server from before ``server.hints``)."""
+    return {sample.labels["outcome"]: sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples if sample.name == "cribbage_hints_total"}
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
