@@ -133,12 +133,14 @@ def test_a_name_that_imitates_is_refused_and_computers_are_marked(live_server: A
     visitor = new_page()
     visitor.goto(link)
     visitor.wait_for_selector("button[data-seat='1']")
-    tag = visitor.locator(".seat-list [data-computer='2'] svg[data-icon=computer]")
-    size = tag.bounding_box()
-    assert size and size["width"] >= 10 and size["height"] >= 10
+    sizes = sizes_of(visitor, ".seat-list [data-computer='2'] svg[data-icon=computer]")
+    assert len(sizes) == 1 and sizes[0]["width"] >= 10 and sizes[0]["height"] >= 10, sizes
     for name, says in (("ANNA", "already has that name"), ("Computer (standard)", "table's own"),
                        ("Du", "table's own")):
         visitor.fill("#lobby-name", name)
+        # (The page redraws whenever the room's summary comes in; typed over, the name
+        # must not become "ANNADu", which would sit at the table.)
+        assert visitor.input_value("#lobby-name") == name
         visitor.click("button[data-seat='1']")
         visitor.wait_for_selector(".lobby .message.error")
         assert says in visitor.inner_text(".lobby .message.error"), name
@@ -147,9 +149,23 @@ def test_a_name_that_imitates_is_refused_and_computers_are_marked(live_server: A
     visitor.fill("#lobby-name", "Ben")
     visitor.click("button[data-seat='1']")
     visitor.wait_for_selector("#table[data-phase=discard]")
-    marked = visitor.locator(".player[data-seat='2'] svg[data-icon=computer]")
-    assert marked.count() == 1 and (marked.bounding_box() or {}).get("width", 0) >= 10
+    marked = sizes_of(visitor, ".player[data-seat='2'] svg[data-icon=computer]")
+    assert len(marked) == 1 and marked[0]["width"] >= 10, marked
     assert "computer" in visitor.inner_text(".player[data-seat='2']")
+
+
+SIZES = """(selector) => [...document.querySelectorAll(selector)].map((e) => {
+  const r = e.getBoundingClientRect();
+  return { width: r.width, height: r.height };
+})"""
+
+
+def sizes_of(page: Any, selector: str) -> list[dict[str, float]]:
+    """The drawn sizes of what ``selector`` matches, found and measured in one script: the
+    page draws itself anew on every frame and answer (a locator's ``count()`` and then
+    ``bounding_box()`` can fall either side of a redraw, and the second then measures an
+    element no longer in the page: None)."""
+    return page.evaluate(SIZES, selector)
 
 
 def table_is_waiting(page: Any) -> bool:
