@@ -45,10 +45,8 @@ whoever is connected.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -61,7 +59,7 @@ from .deadline_plan import COMPUTER_TURN, TAKEOVER, TURN_CLOCK, computers_play_o
 from .rooms import Change, NoChange, Room, RoomService
 from .store.base import Deadline
 from .timers import Sweeper
-from .workers import process_pool
+from .workers.priority import PriorityPool
 
 log = logging.getLogger(__name__)
 
@@ -130,10 +128,13 @@ class ComputerSeats:
         self.decide: DecideFn = decide or engine_decide
         self.processes = processes if decide is None else 0  # a test's decide stays here
         """Worker processes for the :data:`OFF_LOOP_LEVELS` (0: decide on the event loop)."""
-        self._pool: ProcessPoolExecutor | None = None
+        self.pool = PriorityPool(self.processes) if self.processes else None
+        """The computer processes, people's work first (made at the first job)."""
         self.off_loop = 0
         """Decisions made in the computer processes since start."""
-        sweeper.register(COMPUTER_TURN, self.turn)
+        # With computer processes a move may wait its turn there: the sweep must not wait
+        # for it (every other deadline of this process would wait too).
+        sweeper.register(COMPUTER_TURN, self.turn, detached=self.processes > 0)
         sweeper.register(TURN_CLOCK, self.turn_clock)
         sweeper.register(TAKEOVER, self.takeover)
 
@@ -159,16 +160,10 @@ class ComputerSeats:
         return action, new_state, events
 
     # -- the computer processes -----------------------------------------------------------
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = process_pool(self.processes)
-        return self._pool
-
     async def close(self) -> None:
         """Stop the computer processes (at the end of the app's lifespan)."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+        if self.pool is not None:
+            await self.pool.close()
 
     async def advise(self, view: dict[str, Any], legal: list[dict[str, Any]]
                      ) -> dict[str, Any]:
@@ -179,13 +174,11 @@ class ComputerSeats:
         Returns:
             The suggestion (``engine.shapes.Suggestion``: never a Muggins count).
         """
-        if self.processes:
+        if self.pool is not None:
             try:
-                return await asyncio.get_running_loop().run_in_executor(
-                    self._executor(), _expert_suggestion, view, legal)
+                return await self.pool.run(_expert_suggestion, view, legal, urgent=True)
             except BrokenProcessPool:
                 log.warning("the computer processes died; this hint is made on the loop")
-                self._pool = None
         return _expert_suggestion(view, legal)
 
     async def _move_off_loop(self, room_id: str, seat: int, version: Any
@@ -194,7 +187,7 @@ class ComputerSeats:
         in a computer process from the seat's view and legal actions (:func:`ask`, as on
         the loop). Returns ``(version, action)``, or None to decide on the loop (another
         level, the room moved on, nothing to do, or the processes failed: logged)."""
-        if not self.processes:
+        if self.pool is None:
             return None
         record = await self.service.load(room_id)
         if (record.version != version or record.state is None
@@ -208,13 +201,13 @@ class ComputerSeats:
         if not legal:
             return None
         seed = f"{room_id}:{record.version}:{seat}"
-        loop = asyncio.get_running_loop()
+        # A room where a person sits goes before rooms of computers only (PriorityPool).
+        urgent = any(s.kind != "computer" for s in record.seats)
         try:
-            action = await loop.run_in_executor(self._executor(), ask, engine_decide, view,
-                                                legal, level, seed)
+            action = await self.pool.run(ask, engine_decide, view, legal, level, seed,
+                                         urgent=urgent)
         except BrokenProcessPool:
             log.warning("the computer processes died; this move is decided on the loop")
-            self._pool = None
             return None
         if action is None:
             return None

@@ -16,6 +16,8 @@ last 256); ``pubsub_reconnects_total``; ``catch_ups_total``; ``presence_reaped_t
 ``budgets_local_total`` (budget events counted per process during a Redis outage);
 ``spectators`` (gauge); ``lobby_followers`` (gauge) and ``lobby_writes_total``
 (``server.lobby``); ``hints_total{outcome}`` and ``hints_in_flight`` (``server.hints``);
+``computer_jobs_total{urgency}``, ``computer_jobs_running`` and ``computer_jobs_waiting``
+(the computer processes, ``server.workers.priority``);
 ``actions_in_flight``, ``actions_waiting``, ``actions_queued_total`` and
 ``overload_refused_total{reason}`` (admission control, ``server.overload``);
 ``gc_pause_seconds{generation}`` and ``event_loop_lag_seconds`` (histograms; the lag probe
@@ -207,6 +209,20 @@ class _Collector(Collector):
         yield hint_counts
         yield GaugeMetricFamily("cribbage_hints_in_flight", "Hints being made now",
                                 value=hints.in_flight if hints is not None else 0)
+        pool = getattr(getattr(s, "computers", None), "pool", None)
+        jobs = CounterMetricFamily("cribbage_computer_jobs", "Expert moves and hints handed "
+                                   "to the computer processes, by urgency: urgent (a room "
+                                   "where a person sits, a hint), other (rooms of computers "
+                                   "only)", labels=["urgency"])
+        for urgency in ("urgent", "other"):
+            jobs.add_metric([urgency], pool.started[urgency] if pool is not None else 0)
+        yield jobs
+        yield GaugeMetricFamily("cribbage_computer_jobs_running", "Jobs the computer "
+                                "processes are working on",
+                                value=pool.running if pool is not None else 0)
+        yield GaugeMetricFamily("cribbage_computer_jobs_waiting", "Jobs waiting for a "
+                                "computer process, people's first",
+                                value=pool.waiting if pool is not None else 0)
         gate = s.actions
         yield GaugeMetricFamily("cribbage_actions_in_flight", "Client actions being worked "
                                 "on (admission control)",

@@ -29,7 +29,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from .rooms import ANSWER_TIMEOUT, RoomService, answer_marker
 from .settings import Settings
@@ -76,6 +77,8 @@ class Sweeper:
         self.settings = settings
         self.handlers: dict[str, Handler] = {ANSWER_TIMEOUT: self._answer_timeout}
         self.own_handlers: dict[str, OwnHandler] = {}
+        self.detached: set[str] = set()
+        """Kinds whose handlers the sweep starts and does not wait for (:meth:`register`)."""
         self._own_tasks: set[asyncio.Task[None]] = set()
         self.fired = 0
         """Deadlines run since start."""
@@ -115,9 +118,21 @@ class Sweeper:
         self._timer_due = float("inf")
         self._wake.set()
 
-    def register(self, kind: str, handler: Handler) -> None:
-        """Run ``handler`` for deadlines of ``kind`` (replaces an earlier handler)."""
+    def register(self, kind: str, handler: Handler, detached: bool = False) -> None:
+        """Run ``handler`` for deadlines of ``kind`` (replaces an earlier handler).
+
+        Args:
+            detached: run each such deadline in a task of its own that the sweep does not
+                wait for (a handler that may wait long, like a computer move queued for a
+                computer process, must not hold up the other deadlines of the process).
+                Its lease is renewed and its claim completed as for any other; the next
+                sweep does not claim it again while it runs (the lease hides it).
+        """
         self.handlers[kind] = handler
+        if detached:
+            self.detached.add(kind)
+        else:
+            self.detached.discard(kind)
 
     def register_own(self, kind: str, handler: OwnHandler) -> None:
         """Run deadlines of ``kind`` each in a task of its own, never waited for by the sweep
@@ -136,22 +151,32 @@ class Sweeper:
         await self.store.cancel(room, kind, key)
 
     async def sweep_once(self, now: float | None = None) -> int:
-        """Claim and run every deadline due at ``now`` (default: the clock), concurrently.
+        """Claim and run every deadline due at ``now`` (default: the clock), concurrently;
+        wait for their handlers, except those of :meth:`register_own` and detached kinds.
 
         Returns:
             How many deadlines were run.
         """
         now = self.service.clock() if now is None else now
         claims = await self.store.claim_due(now, now + self.settings.deadline_lease_seconds)
-        mine = [c for c in claims if c.deadline.kind not in self.own_handlers]
+        mine = []
         for claim in claims:
-            if claim.deadline.kind in self.own_handlers:
-                task = asyncio.create_task(self._run_own(claim))
-                self._own_tasks.add(task)
-                task.add_done_callback(self._own_tasks.discard)
+            kind = claim.deadline.kind
+            if kind in self.own_handlers:
+                self._start(self._run_own(claim))
+            elif kind in self.detached:
+                self._start(self._run(claim))
+            else:
+                mine.append(claim)
         if mine:
             await asyncio.gather(*(self._run(claim) for claim in mine))
         return len(claims)
+
+    def _start(self, job: Coroutine[Any, Any, None]) -> None:
+        """Run ``job`` in a task the sweep does not wait for (cancelled by :meth:`stop`)."""
+        task = asyncio.create_task(job)
+        self._own_tasks.add(task)
+        task.add_done_callback(self._own_tasks.discard)
 
     async def _run_own(self, claim: Claim) -> None:
         """Run a deadline of a :meth:`register_own` kind, renewing its lease meanwhile."""

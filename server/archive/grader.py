@@ -39,7 +39,7 @@ from protocol import jsontext
 
 from ..database import Database
 from ..database.schema import game_gradings, game_seat_grades, game_seats, games
-from ..workers import process_pool
+from ..workers import GRADING_NICENESS, process_pool
 from . import grading
 from .grading import grade_archived
 from .reader import ArchivedGame, ArchiveReader
@@ -91,7 +91,7 @@ class Grader:
         that embeds the app needs the usual ``if __name__ == "__main__":`` guard (the
         server's own entry points have it; ``python -m ...`` is not re-run at all)."""
         if self._pool is None:
-            self._pool = process_pool(self.workers)
+            self._pool = process_pool(self.workers, GRADING_NICENESS)
         return self._pool
 
     async def stop(self) -> None:

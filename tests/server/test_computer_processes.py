@@ -7,7 +7,8 @@ reaches its end through the one write path, every move was decided off the loop,
 game played with the processes off (0) and the same seeds takes the very same moves (the
 process sees what the loop would: the seat's view and its legal actions only). A killed
 computer process costs no move: the next ones are decided on the loop until a new pool
-starts.
+starts. A room where a person sits is served before rooms of computers only
+(``server.workers.priority``), and those still play on.
 """
 
 from __future__ import annotations
@@ -73,10 +74,49 @@ async def test_a_killed_computer_process_costs_no_move(make_server, off_loop_sta
     try:
         await watcher.join(made["room"], None)
         await watcher.wait_until(lambda c: seats.off_loop >= 3, 30)
-        pool = seats._pool
+        pool = seats.pool._pool
         assert pool is not None
         for pid in list(pool._processes):  # the workers of this pool
             os.kill(pid, signal.SIGKILL)
         await watcher.wait_until(lambda c: c.status == "game_over", 120)
     finally:
         await watcher.close()
+
+
+async def test_a_persons_room_is_urgent_and_rooms_of_computers_only_still_play(
+        make_server, off_loop_standard) -> None:
+    """The computer processes' jobs are counted by urgency on ``/metrics``: the moves of a
+    computer facing a person are ``urgent``, those of a room of computers only ``other``;
+    both games reach their end."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    server = make_server(redis=False, bot_delay_seconds=0.0, computer_processes=1,
+                         sweep_interval_seconds=0.02)
+    async with httpx.AsyncClient() as http:
+        alone = (await http.post(f"{server.http}/api/rooms", json={
+            "options": {"players": 2, "target": 61},
+            "computers": {"0": "standard", "1": "standard"}})).json()
+        person = await Client.connect(server.ws, name="Ann")
+        watcher = await Client.connect(server.ws, name="watcher")
+        try:
+            made = await person.create_room({"players": 2, "target": 61},
+                                            computers={"1": "standard"})
+            await person.join(made["room"], 0)
+            await watcher.join(alone["room"], None)
+            while person.status != "game_over":
+                await person.wait_until(lambda c: c.status == "game_over" or bool(
+                    c.view and c.view.get("legal")), 60)
+                if person.status == "game_over":
+                    break
+                ack = await person.act(person.view["legal"][0], timeout=30)
+                assert ack["type"] == "ack", ack
+            await watcher.wait_until(lambda c: c.status == "game_over", 120)
+        finally:
+            await person.close()
+            await watcher.close()
+        text = (await http.get(f"{server.http}/metrics")).text
+    jobs = {s.labels["urgency"]: s.value for f in text_string_to_metric_families(text)
+            for s in f.samples if s.name == "cribbage_computer_jobs_total"}
+    assert jobs["urgent"] >= 10 and jobs["other"] >= 20, jobs
+    seats = server.app.state.services.computers
+    assert seats.off_loop == jobs["urgent"] + jobs["other"]

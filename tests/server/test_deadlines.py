@@ -144,3 +144,71 @@ async def test_a_dead_claimers_deadline_runs_elsewhere_within_one_lease(store):
     # The dead claimer's late completion (an old lease) does not remove the new claim.
     await store.complete(claims[0])
     assert await store.extend(again[0], now + 30) is not None
+
+
+async def test_a_detached_handler_does_not_hold_up_the_sweep(store):
+    """A kind registered ``detached`` (a computer move waiting for a computer process) runs
+    in its own task: the sweep returns at once, other deadlines keep firing meanwhile, the
+    running one is not claimed again while its lease is renewed, and its claim is completed
+    when it ends."""
+    settings = Settings(deadline_lease_seconds=0.3)
+    service = RoomService(store, settings)
+    record, _ = await service.create_room({"players": 2})
+    gate = asyncio.Event()
+    runs: list[str] = []
+
+    async def slow(deadline: Deadline) -> None:
+        runs.append(deadline.key)
+        await gate.wait()
+
+    async def quick(deadline: Deadline) -> None:
+        runs.append(deadline.key)
+
+    sweeper = Sweeper(store, service, settings)
+    sweeper.register("slow", slow, detached=True)
+    sweeper.register("quick", quick)
+    await store.schedule(Deadline(record.id, "slow", time.time(), "s"))
+    assert await asyncio.wait_for(sweeper.sweep_once(), 2.0) == 1
+    for n in range(5):  # the slow one waits; the others of the process go on
+        await store.schedule(Deadline(record.id, "quick", time.time(), f"q{n}"))
+        await asyncio.sleep(0.15)
+        assert await asyncio.wait_for(sweeper.sweep_once(), 2.0) == 1
+    assert runs == ["s", "q0", "q1", "q2", "q3", "q4"]
+    gate.set()
+    for _ in range(100):
+        if not sweeper._own_tasks:
+            break
+        await asyncio.sleep(0.02)
+    assert not sweeper._own_tasks
+    assert await store.deadlines(record.id) == []  # completed, never run twice
+    assert sweeper.fired == 6
+    await sweeper.stop()
+
+
+async def test_stop_cancels_a_detached_handler_and_its_lease_brings_it_back(store):
+    """Stopping a process in the middle of a detached handler leaves the claim to its
+    lease: another process runs the deadline once the lease ends (nothing lost)."""
+    settings = Settings(deadline_lease_seconds=0.3)
+    service = RoomService(store, settings)
+    record, _ = await service.create_room({"players": 2})
+    runs: list[str] = []
+
+    async def forever(deadline: Deadline) -> None:
+        runs.append("first")
+        await asyncio.Event().wait()
+
+    async def done(deadline: Deadline) -> None:
+        runs.append("again")
+
+    mine, other = Sweeper(store, service, settings), Sweeper(store, service, settings)
+    mine.register("slow", forever, detached=True)
+    other.register("slow", done)
+    await store.schedule(Deadline(record.id, "slow", time.time(), "k"))
+    await mine.sweep_once()
+    await asyncio.sleep(0.05)
+    await mine.stop()
+    assert await other.sweep_once() == 0  # still leased
+    await asyncio.sleep(0.4)
+    assert await other.sweep_once() == 1
+    assert runs == ["first", "again"]
+    assert await store.deadlines(record.id) == []
