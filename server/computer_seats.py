@@ -201,8 +201,9 @@ class ComputerSeats:
         if not legal:
             return None
         seed = f"{room_id}:{record.version}:{seat}"
-        # A room where a person sits goes before rooms of computers only (PriorityPool).
-        urgent = any(s.kind != "computer" for s in record.seats)
+        # A room where a person plays goes before rooms the computer plays alone
+        # (PriorityPool): a seat a stand-in plays for an absent person waits for nobody.
+        urgent = any(not s.automated for s in record.seats)
         try:
             action = await self.pool.run(ask, engine_decide, view, legal, level, seed,
                                          urgent=urgent)

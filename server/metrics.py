@@ -212,8 +212,8 @@ class _Collector(Collector):
         pool = getattr(getattr(s, "computers", None), "pool", None)
         jobs = CounterMetricFamily("cribbage_computer_jobs", "Expert moves and hints handed "
                                    "to the computer processes, by urgency: urgent (a room "
-                                   "where a person sits, a hint), other (rooms of computers "
-                                   "only)", labels=["urgency"])
+                                   "where a person plays, a hint), other (rooms the computer "
+                                   "plays alone)", labels=["urgency"])
         for urgency in ("urgent", "other"):
             jobs.add_metric([urgency], pool.started[urgency] if pool is not None else 0)
         yield jobs

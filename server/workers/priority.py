@@ -7,7 +7,7 @@ computers only plays on by itself) would make a person's expert opponent wait be
 of them. This pool hands the executor at most one job per process at a time and keeps the
 rest here, ordered by when they were asked for, with a job that is not **urgent** counted
 as asked :data:`COMPUTERS_ONLY_HANDICAP_SECONDS` later than it was. So urgent work (a move
-in a room where a person sits, a hint) goes before any other work asked less than that
+in a room where a person plays, a hint) goes before any other work asked less than that
 long before it, and other work still always runs: a job waits at most the handicap plus
 the urgent work asked before it (no starvation; each room of computers only has at most one
 move waiting, so the wait is bounded by the rooms, not by time).
@@ -74,7 +74,8 @@ class PriorityPool:
 
         Args:
             fn: a module-level function (it is pickled to the process), and its arguments.
-            urgent: a person waits for it (a move in a room with a person's seat, a hint).
+            urgent: a person waits for it (a move in a room where a person plays: a seat the
+                computer does not play; a hint).
 
         Returns:
             What ``fn`` returned.
@@ -96,9 +97,8 @@ class PriorityPool:
                 if turn.done() and not turn.cancelled():
                     self._release()  # handed a slot it will not use
                 raise
-        pool = self._executor()
         try:
-            job: Future[Any] = pool.submit(fn, *args)
+            pool, job = self._submit(fn, args)
         except BaseException:
             self._release()
             raise
@@ -110,6 +110,21 @@ class PriorityPool:
             if self._pool is pool:
                 self._pool = None
             raise
+
+    def _submit(self, fn: Callable[..., Any], args: tuple[Any, ...]
+                ) -> tuple[ProcessPoolExecutor, Future[Any]]:
+        """Hand ``fn(*args)`` to the processes. A pool found broken here (a process died
+        while it had no job: nothing failed to tell us) is replaced once: the job has not
+        started, so giving it to new processes is safe."""
+        pool = self._executor()
+        try:
+            return pool, pool.submit(fn, *args)
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            pool = self._executor()
+            return pool, pool.submit(fn, *args)
 
     def _release_from_thread(self, loop: asyncio.AbstractEventLoop) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nothing waits

@@ -120,3 +120,30 @@ async def test_a_persons_room_is_urgent_and_rooms_of_computers_only_still_play(
     assert jobs["urgent"] >= 10 and jobs["other"] >= 20, jobs
     seats = server.app.state.services.computers
     assert seats.off_loop == jobs["urgent"] + jobs["other"]
+
+
+async def test_a_room_played_by_the_computer_alone_is_not_urgent(
+        make_server, off_loop_standard) -> None:
+    """A person's seat played by a stand-in makes no room urgent: with every seat the
+    computer's to play (as in a rated room the player left, whose stand-in plays to the end
+    with nobody there) the moves wait behind people's like any room of computers only."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    server = make_server(redis=False, bot_delay_seconds=0.0, computer_processes=1,
+                         sweep_interval_seconds=0.02)
+    person = await Client.connect(server.ws, name="Ann")
+    try:
+        made = await person.create_room({"players": 2, "target": 61},
+                                        computers={"1": "standard"})
+        await person.join(made["room"], 0)
+        service = server.app.state.services.service
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
+            service.set_standin(made["room"], 0, True, reason="turn_clock"), server.loop))
+        await person.wait_until(lambda c: c.status == "game_over", 120)
+    finally:
+        await person.close()
+    async with httpx.AsyncClient() as http:
+        text = (await http.get(f"{server.http}/metrics")).text
+    jobs = {s.labels["urgency"]: s.value for f in text_string_to_metric_families(text)
+            for s in f.samples if s.name == "cribbage_computer_jobs_total"}
+    assert jobs["other"] >= 20 and jobs["urgent"] <= 1, jobs  # (a move asked before it)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -183,4 +184,24 @@ async def test_grading_gives_way_to_the_tables_and_the_computer_players():
         assert await pool.run(os.nice, 0) == mine
     finally:
         await grader.stop()
+        await pool.close()
+
+
+async def test_a_process_that_dies_idle_is_replaced_at_the_next_job():
+    """A computer process killed while it had no job (an operator, the OOM killer): the
+    next job starts a new one and runs there, never refused (it had not started)."""
+    pool = PriorityPool(1)
+    try:
+        first = await pool.run(os.getpid)
+        executor = pool._pool
+        os.kill(first, signal.SIGKILL)
+        for _ in range(500):  # the executor notices the death by itself
+            if getattr(executor, "_broken", False):
+                break
+            await asyncio.sleep(0.01)
+        assert executor._broken
+        second = await asyncio.wait_for(pool.run(os.getpid), 20)
+        assert second not in (first, os.getpid())
+        assert await asyncio.wait_for(pool.run(os.getpid), 20) == second
+    finally:
         await pool.close()
