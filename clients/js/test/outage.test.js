@@ -48,7 +48,11 @@ test("outcome_unknown (Redis paused) and store_unavailable (Redis stopped) are r
     assert.equal(first.type, "ack");
     assert.equal(first.version, 3);
     assert.ok(logs[0].retries.length >= 1, "the act was retried");
-    assert.ok(logs[0].retries.every((r) => r.actionId === "outage-write" && ["outcome_unknown", "store_unavailable"].includes(r.code)));
+    // Every retry is of the same id, for an answer that says "send it again": besides the
+    // outage's own codes, `busy` (admission control, when the suite's load makes the
+    // server's loop late) applied nothing either. The room's log below shows it once.
+    assert.ok(logs[0].retries.every((r) => r.actionId === "outage-write" && ["outcome_unknown", "store_unavailable", "busy"].includes(r.code)),
+      JSON.stringify(logs[0].retries));
     assert.ok(logs[0].retries.some((r) => r.code === "outcome_unknown"), "a write whose outcome was unknown");
 
     // Redis stopped: nothing can be sent, so nothing was done. Started again once the
