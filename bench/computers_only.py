@@ -48,7 +48,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
-from latency import LIMITS, free_port  # noqa: E402
+from latency import LIMITS, free_port, wait_ready  # noqa: E402
 
 from engine.computer import decide  # noqa: E402
 from engine.computer.legal import legal_from_view  # noqa: E402
@@ -132,15 +132,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     phases: list[dict[str, Any]] = []
     try:
         async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-            for _ in range(300):
-                try:
-                    if (await http.get("/readyz")).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                await asyncio.sleep(0.1)
-            else:
-                raise SystemExit("the server did not become ready")
+            await wait_ready(http, "/readyz")
             # The warm-up starts the computer process.
             await person_game(ws, args.bot_delay, 3, args.think)
             for name in ("alone", "crowd"):

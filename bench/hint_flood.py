@@ -30,7 +30,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -44,14 +43,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from latency import free_port, wait_ready  # noqa: E402
 
 from protocol.client import Client  # noqa: E402
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def _expert_game(http: httpx.AsyncClient, base: str, ws: str) -> float:
@@ -102,7 +98,7 @@ def _hint_counts(text: str) -> dict[str, float]:
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
-    port = _free_port()
+    port = free_port()
     base, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
     data = tempfile.mkdtemp(prefix="hint-flood-")
     env = {**os.environ, "CRIBBAGE_DATA_DIR": data, "CRIBBAGE_COMPUTER_PROCESSES": "1",
@@ -115,15 +111,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     phases: list[dict[str, Any]] = []
     try:
         async with httpx.AsyncClient(timeout=30) as http:
-            for _ in range(300):
-                try:
-                    if (await http.get(f"{base}/readyz")).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                await asyncio.sleep(0.1)
-            else:
-                raise SystemExit("the server did not become ready")
+            await wait_ready(http, f"{base}/readyz")
             await _expert_game(http, base, ws)  # warm-up: the computer process starts
             for mode in ["alone", *args.modes]:
                 stop = asyncio.Event()

@@ -151,6 +151,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+async def wait_ready(http: Any, url: str, seconds: float = 30.0) -> None:
+    """Poll ``url`` (e.g. a server's ``/readyz``) with the ``httpx.AsyncClient`` ``http``
+    every 0.1 s until it answers 200.
+
+    Raises:
+        SystemExit: no 200 within ``seconds``.
+    """
+    import httpx
+
+    for _ in range(int(seconds * 10)):
+        try:
+            if (await http.get(url)).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        await asyncio.sleep(0.1)
+    raise SystemExit(f"the server did not become ready ({url})")
+
+
 def proc_cpu(pid: int | None) -> float | None:
     """utime + stime of a process (all its threads) in seconds, from /proc."""
     if not pid:
