@@ -352,6 +352,11 @@ SERVER_MEANINGS: dict[str, str] = {
         "address read more profiles and pages of games than history_reads_per_minute "
         "allows; nothing was read; wait retry_after seconds"
     ),
+    "too_many_game_reads": (
+        "HTTP only (GET /api/games/{id}, 429 with Retry-After): this client address read "
+        "more archived games than game_reads_per_minute allows; nothing was read; wait "
+        "retry_after seconds"
+    ),
     "bad_player": (
         "a player credential (HTTP: Authorization: Player <id>.<secret>; hello.player) that "
         "is missing where needed, malformed, unknown, wrong, or of a deleted player "
@@ -459,7 +464,7 @@ HTTP_ERROR_CODES: tuple[str, ...] = (
     "database_unavailable", "bad_player", "bad_request", "bad_name", "bad_code",
     "too_many_tries", "too_many_players", "too_many_link_codes", "too_many_code_tries",
     "player_not_found", "player_deleted", "profile_private", "bad_page_request",
-    "too_many_history_reads", "rated_options", "rated_turn_clock",
+    "too_many_history_reads", "too_many_game_reads", "rated_options", "rated_turn_clock",
     "too_many_leaderboard_reads", "bad_table_kind", "bad_around_player",
     "too_many_lobby_reads", "bad_lobby_filter",
     *PASSKEY_MEANINGS, "bad_block", "too_many_blocks", "bad_mute", "too_many_mutes",

@@ -127,6 +127,14 @@ ERRORS: dict[str, tuple[str, str, list[str]]] = {
         "the seconds in the `Retry-After` header (`error.retry_after` has them unrounded).",
         ["too_many_room_reads"],
     ),
+    "TooManyGameReads": (
+        "429",
+        "This client address read more archived games in the last minute than the server "
+        "allows (`game_reads_per_minute`, 60 by default; found or not, every request "
+        "counts): nothing was read. Retry after the seconds in the `Retry-After` header "
+        "(`error.retry_after` has them unrounded).",
+        ["too_many_game_reads"],
+    ),
     **PASSKEY_ERRORS,
     "PlayerNotFound": ("404", "No player has that id.", ["player_not_found"]),
     "PlayerDeleted": ("410", "The player deleted themself: their profile and history are "
@@ -307,7 +315,7 @@ def build_document() -> dict[str, Any]:
                 "responses": {
                     "200": {"description": "The archived game.",
                             "content": _json("ArchivedGameBody")},
-                    **_errors("GameNotFound", "Internal", "DatabaseDown"),
+                    **_errors("GameNotFound", "TooManyGameReads", "Internal", "DatabaseDown"),
                 },
             }
         },

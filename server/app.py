@@ -9,7 +9,7 @@ Routes:
   (all optional) -> ``201 {"room", "url", "options", "creator_token", "room_settings",
   "computers"}``.
 * ``GET /api/rooms/{id}``: public summary -> ``200 {...}`` or ``404``.
-* ``GET /api/games/{id}``: an archived game (``server.archive``) -> ``200`` or ``404``.
+* ``GET /api/games/{id}``: an archived game (``server.archive``) -> ``200``, ``404`` or ``429``.
 * ``GET /healthz``: the process is up. ``GET /readyz``: the store (Redis) answers within
   half a second, else 503. ``GET /metrics``: Prometheus metrics (``server.metrics``).
   ``GET /openapi.json``: the OpenAPI document of these routes (``protocol.openapi``).
@@ -69,7 +69,13 @@ from .fanout import LocalRooms
 from .gcpolicy import GcPolicy
 from .hints import HintDesk
 from .history.http import ROUTES as HISTORY_ROUTES
-from .limits import AddressLimits, client_address, http_protocol, retry_after_header
+from .limits import (
+    AddressLimits,
+    charge_address_read,
+    client_address,
+    http_protocol,
+    retry_after_header,
+)
 from .lobby.http import ROUTES as LOBBY_ROUTES
 from .lobby.index import LobbyIndex, MemoryLobbyIndex
 from .lobby.redis_index import RedisLobbyIndex
@@ -584,7 +590,16 @@ GAME_ID_PATTERN = r"^[a-z2-7]{16}$"
 
 async def archived_game(request: Request) -> Response:
     """``GET /api/games/{game}``: an archived game in the replay file shape, with its seeds
-    (``server.archive.replay``); 404 ``game_not_found``; 503 ``database_unavailable``."""
+    (``server.archive.replay``); 404 ``game_not_found``; 429 ``too_many_game_reads`` with
+    ``Retry-After`` (the address's ``game_reads_per_minute`` is spent: every request counts,
+    found or not; a game of 121 holes costs about 10 ms of CPU to read and encode, 20 times
+    a room summary); 503 ``database_unavailable``."""
+    refused = await charge_address_read(
+        request, "game_reads", _services(request).settings.game_reads_per_minute,
+        "too_many_game_reads",
+        "this address read too many archived games; retry after Retry-After seconds")
+    if refused is not None:
+        return refused
     game_id = request.path_params["game"]
     if not re.match(GAME_ID_PATTERN, game_id):
         return _error(404, "game_not_found", "no such game")

@@ -278,6 +278,11 @@ class Settings(BaseSettings):
         "minute (all at once at most, then one a second; 0: no limit); more get 429 "
         "too_many_history_reads"
     )
+    game_reads_per_minute: int = Field(
+        60, ge=0, description="archived games (GET /api/games/{id}) one client address may "
+        "read per minute (all at once at most, then one a second; found or not, every "
+        "request counts; 0: no limit); more get 429 too_many_game_reads"
+    )
     leaderboard_reads_per_minute: int = Field(
         60, ge=0, description="leaderboard pages (GET /api/leaderboards/{kind}) one client "
         "address may read per minute (all at once at most, then one a second; 0: no "

@@ -85,7 +85,7 @@ def test_an_archived_game_is_served_with_seeds_that_check_out(kind, tmp_path, re
             answer = httpx.get(f"{server.http}/api/games/{gid}")
             if answer.status_code == 200:
                 break
-            assert answer.status_code == 404 and time.monotonic() < end
+            assert answer.status_code in (404, 429) and time.monotonic() < end
             time.sleep(0.1)
         body = answer.json()
         ArchivedGameBody.model_validate(body)
@@ -182,3 +182,52 @@ async def test_no_frame_of_a_game_holds_anything_of_its_seeds(tmp_path) -> None:
                 if event["type"] in ("game_commitment", "deal_commitment"):
                     seen.add(event["commitment"])
         assert seen == commitments  # every seat and the spectator got them all
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+def test_game_reads_are_budgeted_per_address(kind, tmp_path, request) -> None:
+    """``game_reads_per_minute``: every ``GET /api/games/{id}`` counts, found or not; past
+    the budget the answer is ``429 too_many_game_reads`` with ``Retry-After`` and nothing
+    is read; with Redis the budget is shared by every process; other reads are not
+    charged to it (docs/protocol.md "Limits")."""
+    prefix = f"test:{secrets.token_hex(6)}:"
+    values = {"bot_delay_seconds": 0.0, "key_prefix": prefix, "game_reads_per_minute": 4}
+    if kind == "redis":
+        values["redis_url"] = REDIS_URL
+        values["database_url"] = request.getfixturevalue("pg_url")
+    else:
+        values["database_url"] = f"sqlite:///{tmp_path / 'games.sqlite3'}"
+    servers = [ThreadServer(Settings(**values)).start()
+               for _ in range(2 if kind == "redis" else 1)]
+    try:
+        end = time.monotonic() + 30  # (the start-up migration runs in the background)
+        while not all(s.app.state.services.database.migrated for s in servers):
+            assert time.monotonic() < end, "the database was not migrated"
+            time.sleep(0.05)
+        bases = [s.http for s in servers]
+        unknown = "a" * 16
+        codes = [httpx.get(f"{bases[i % len(bases)]}/api/games/{unknown}").status_code
+                 for i in range(4)]
+        assert codes == [404] * 4, codes
+        refused = httpx.get(f"{bases[0]}/api/games/{unknown}")
+        assert refused.status_code == 429, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == "too_many_game_reads" and 0 < error["retry_after"] <= 15
+        assert 1 <= int(refused.headers["Retry-After"]) <= 15
+        # A malformed id is charged too (guessing costs the same), and so is the other
+        # process's read with Redis.
+        assert httpx.get(f"{bases[-1]}/api/games/NOT-AN-ID").status_code == 429
+        # Room summaries have their own budget.
+        assert httpx.get(f"{bases[0]}/api/rooms/{'b' * 10}").status_code == 404
+        metrics = httpx.get(f"{bases[0]}/metrics").text
+        line = 'cribbage_limited_total{code="too_many_game_reads"}'
+        counted = [float(x.split()[-1]) for x in metrics.splitlines() if x.startswith(line)]
+        assert counted and counted[0] >= 1.0, counted
+    finally:
+        for s in servers:
+            s.stop()
+        if kind == "redis":
+            r = redis.Redis.from_url(REDIS_URL)
+            keys = list(r.scan_iter(f"{prefix}*"))
+            if keys:
+                r.delete(*keys)

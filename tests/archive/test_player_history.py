@@ -172,6 +172,9 @@ def expected(counts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _server(database: Any, **values: Any) -> ThreadServer:
     url = database.url.replace("+aiosqlite", "")
+    # (the archive is polled ten times a second until each game is in: no read budget,
+    # which has its own test in test_archive_http.py)
+    values.setdefault("game_reads_per_minute", 0)
     return ThreadServer(Settings(database_url=url, bot_delay_seconds=0.0, **values)).start()
 
 

@@ -40,7 +40,10 @@ LOCALES = {"en": "en-GB", "da": "da-DK", "sv": "sv-SE"}
 def archive_server(tmp_path: Path) -> Any:
     """A server with its SQLite archive in the test's folder."""
     db = tmp_path / "games.sqlite3"
-    server = LiveServer(Settings(bot_delay_seconds=0, database_url=f"sqlite:///{db}")).start()
+    # (the archive is polled ten times a second until a game is in: no read budget, which
+    # has its own test in tests/archive/test_archive_http.py)
+    server = LiveServer(Settings(bot_delay_seconds=0, database_url=f"sqlite:///{db}",
+                                 game_reads_per_minute=0)).start()
     server.db = db
     yield server
     server.stop()
@@ -219,3 +222,12 @@ def test_an_address_naming_no_game_or_player_says_so(archive_server: Any, new_pa
             page.wait_for_selector(selector)
             assert page.text_content(selector) == words[key], path
             assert page.locator("#quick-title").count() == 0, path  # not the start page
+        # Past the address's game_reads_per_minute the page says that, not "not found".
+        busy = new_page(locale=LOCALES[lang], allow_console=("status of 429",))
+        busy.route("**/api/games/bbbbbbbbbbbbbbbb", lambda route: route.fulfill(
+            status=429, headers={"Retry-After": "1"},
+            json={"error": {"code": "too_many_game_reads", "message": "...",
+                            "retry_after": 0.9}}))
+        busy.goto(f"{archive_server.url}/replay/bbbbbbbbbbbbbbbb")
+        busy.wait_for_selector(".replay-error[data-code=too_many_game_reads]")
+        assert busy.text_content(".replay-error") == words["verify.error_too_many_game_reads"]

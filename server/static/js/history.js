@@ -335,7 +335,8 @@ export function archivedReplayPage(root, gameId, { topBar, render }) {
       state.body = body;
       state.replay = { data: null, step: 0 };
     } catch (err) {
-      state.error = err instanceof ReplayError ? "damaged" : (err.code === "game_not_found" ? "game_not_found" : "unavailable");
+      const known = ["game_not_found", "too_many_game_reads"];
+      state.error = err instanceof ReplayError ? "damaged" : (known.includes(err.code) ? err.code : "unavailable");
       draw();
       return;
     }
