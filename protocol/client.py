@@ -188,8 +188,9 @@ class Client:
         With ``retry``, a message the server refuses for now — over the connection's rate
         (``rate_limited``), an act refused ``busy`` with a ``retry_after`` by the
         server's admission control, or a hint refused ``busy`` with a ``retry_after``
-        because the server makes ``hints_in_flight`` at once — is sent again after its
-        ``retry_after`` seconds, within ``timeout``.
+        because the server makes ``hints_in_flight`` at once or ``too_many_hints`` (the
+        address's ``hints_per_minute``) — is sent again after its ``retry_after`` seconds,
+        within ``timeout``.
 
         Raises:
             ClientError: the matching frame is an ``error``.
@@ -198,7 +199,8 @@ class Client:
         def limited(f: dict[str, Any]) -> bool:
             return retry and f["type"] in ("error", "reject") and (
                 f.get("code") == "rate_limited"
-                or (f.get("code") == "busy" and f.get("retry_after") is not None)
+                or (f.get("code") in ("busy", "too_many_hints")
+                    and f.get("retry_after") is not None)
             )
 
         deadline = asyncio.get_running_loop().time() + timeout

@@ -180,6 +180,11 @@ SERVER_MEANINGS: dict[str, str] = {
         "action_queue_seconds); for a hint (error with retry_after), the server is making "
         "hints_in_flight hints already: ask again after retry_after"
     ),
+    "too_many_hints": (
+        "error (ref hint, with retry_after): this client address had more hints made in the "
+        "last minute than hints_per_minute allows (a repeat of a hint already made is not "
+        "counted); nothing was started; ask again after retry_after"
+    ),
     "store_unavailable": "the room store could not be reached; nothing changed, retry",
     "outcome_unknown": (
         "the store failed in the middle of a commit: the action may or may not have been "
@@ -432,7 +437,7 @@ ERROR_CODES: tuple[str, ...] = (
     "already_welcomed", "not_joined", "not_seated", "hints_disabled", "room_not_found",
     "bad_seat", "seat_taken", "already_seated", "name_taken", "bad_token", "not_player_token",
     "bad_options", "busy", "store_unavailable", "outcome_unknown", "internal",
-    "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators",
+    "rate_limited", "too_many_rooms", "too_many_joins", "too_many_spectators", "too_many_hints",
     "request_id_reused", "bad_player", "database_unavailable", "player_required",
     "rated_options", "rated_turn_clock", "too_many_lobby_subscriptions",
     "too_many_player_lobby_subscriptions", "bad_challenge", "challenge_refused",

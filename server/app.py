@@ -277,6 +277,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         settings.max_connections_per_address, settings.rooms_per_minute,
         settings.failed_joins_per_minute, settings.connections_per_minute,
         room_reads_per_minute=settings.room_reads_per_minute,
+        hints_per_minute=settings.hints_per_minute,
         shared=budgets, ipv6_prefix=settings.ipv6_prefix_length,
     )
     services.actions = ActionGate(

@@ -101,14 +101,16 @@ class AddressLimits:
     Args:
         max_connections: ``max_connections_per_address`` (0: no limit).
         rooms_per_minute, failed_joins_per_minute, connections_per_minute,
-            room_reads_per_minute: the settings of the same names (0: no limit).
+            room_reads_per_minute, hints_per_minute: the settings of the same names (0: no
+            limit).
         shared: where the store's budgets are counted (default: this process).
         ipv6_prefix: ``ipv6_prefix_length``.
     """
 
     def __init__(self, max_connections: int, rooms_per_minute: int,
                  failed_joins_per_minute: int, connections_per_minute: int = 0, *,
-                 room_reads_per_minute: int = 0, shared: Budgets | None = None,
+                 room_reads_per_minute: int = 0, hints_per_minute: int = 0,
+                 shared: Budgets | None = None,
                  ipv6_prefix: int = 64) -> None:
         self.max_connections = max_connections
         self.ipv6_prefix = ipv6_prefix
@@ -127,11 +129,16 @@ class AddressLimits:
         """Room summaries read per address per minute (``GET /api/rooms/{id}``,
         ``room_reads_per_minute``): each costs store reads, and guessing room ids by HTTP
         must cost as joining them does."""
+        self.hints = Budget("hints", hints_per_minute)
+        """Hints made per address per minute (``hints_per_minute``): a hint is an
+        ``expert`` search in the computer processes, and one address must not take them
+        from everyone else's hints and computer players (docs/performance.md, "Hints")."""
         self.connections: dict[str, int] = {}
         self.refused: Counter[str] = Counter()
         """What the limits refused or closed, by code (``rate_limited``, ``too_many_rooms``,
         ``too_many_joins``, ``too_many_connections``, ``too_many_spectators``,
-        ``too_many_room_reads``) or close reason (``flood``, ``hello_timeout``, ``idle``);
+        ``too_many_room_reads``, ``too_many_hints``, ...) or close reason (``flood``,
+        ``hello_timeout``, ``idle``);
         ``/metrics`` reports it."""
 
     def key(self, address: str) -> str:

@@ -528,7 +528,9 @@ class Session:
         seat's view and legal actions (``engine.computer.suggest``), made in a computer
         process when the server has them (``ComputerSeats.advise``), once per room version
         and seat and at most ``hints_in_flight`` at once (``server.hints.HintDesk``): beyond
-        that the answer is ``error busy`` with ``retry_after``."""
+        that the answer is ``error busy`` with ``retry_after``; a new hint is charged to the
+        address's ``hints_per_minute`` (beyond it ``error too_many_hints`` with
+        ``retry_after``; a repeat and a hint refused busy are not charged)."""
         if self.local is None or self.seat is None:
             self.error("not_seated", "join a room in a seat first", "hint")
             return
@@ -547,16 +549,34 @@ class Session:
                     return await self.computers.advise(view, legal)
                 return dict(suggest(view, legal, level="expert"))
 
+            key = (record.id, record.version, seat)
             if self.hints is None:
                 suggestion = await make()
             else:
+                if self.hints.costs(key) and not await self._hint_budget():
+                    return
                 try:
-                    suggestion = await self.hints.get((record.id, record.version, seat), make)
+                    suggestion = await self.hints.get(key, make)
                 except HintsBusy as exc:
                     self.error("busy", "the server is making as many hints as it may at "
                                "once; ask again", "hint", exc.retry_after)
                     return
         self.send(frames.hint(record.id, self.seat, record.version, suggestion))
+
+    async def _hint_budget(self) -> bool:
+        """Charge one hint made to this connection's address (``hints_per_minute``, on
+        every process with Redis); False, with ``error too_many_hints`` and ``retry_after``
+        sent, when it is spent (nothing was started)."""
+        limits = self.limits
+        if limits is None:
+            return True
+        ticket = await limits.take(limits.hints, self.address)
+        if ticket.taken:
+            return True
+        self._count("too_many_hints")
+        self.error("too_many_hints", "this address had too many hints made in the last "
+                   "minute; ask again after retry_after", "hint", ticket.wait)
+        return False
 
     async def _resync(self, message: m.Resync) -> None:
         if self.local is None:

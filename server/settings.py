@@ -105,6 +105,11 @@ class Settings(BaseSettings):
         "raise it with computer_processes); "
         "a hint asked beyond it is answered error busy with retry_after. A repeat for the "
         "same room version and seat is answered from the one made and costs nothing")
+    hints_per_minute: int = Field(
+        30, ge=0, description="hints one client address may have made per minute, over "
+        "every server process (all at once at most, then one every 2 s; 0: no limit); a "
+        "repeat of a hint already made is not counted; more get error too_many_hints with "
+        "retry_after")
     takeover_grace_seconds: float = Field(
         60.0, gt=0, description="default time a human seat may stay disconnected before a "
         "standard computer plays it (a room setting overrides it)"

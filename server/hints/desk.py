@@ -15,6 +15,11 @@ every expert computer's game 40 to 60 times (docs/performance.md, "Hints"). So:
   bound). A request beyond it is refused at once with :class:`HintsBusy` (the session
   answers ``error busy`` with ``retry_after``), so the computer players' moves never queue
   behind more than that many hints.
+* **At most ``hints_per_minute`` hints made for one client address** (the session charges
+  the address's budget when :meth:`HintDesk.costs` says a request would make one; beyond
+  it ``error too_many_hints`` with ``retry_after``): without it one address's flood took
+  the one hint being made from everyone else, and a person's hint waited up to 8 s
+  (docs/performance.md, "Hints").
 """
 
 from __future__ import annotations
@@ -71,6 +76,15 @@ class HintDesk:
     def in_flight(self) -> int:
         """Hints being made now."""
         return len(self._making)
+
+    def costs(self, key: HintKey) -> bool:
+        """Whether :meth:`get` would make a new hint for ``key`` now: none is kept or being
+        made for it, and the process is not making its bound already (then :meth:`get`
+        refuses it, :class:`HintsBusy`). What the per-address budget charges
+        (``hints_per_minute``, charged by the session before :meth:`get`)."""
+        if key in self._done or key in self._making:
+            return False
+        return not (self.limit and len(self._making) >= self.limit)
 
     async def get(self, key: HintKey, make: Callable[[], Awaitable[dict[str, Any]]]
                   ) -> dict[str, Any]:

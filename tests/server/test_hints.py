@@ -137,3 +137,98 @@ async def test_asking_again_while_a_hint_is_made_waits_for_that_one(
         gate.set()
         await ann.close()
         await again.close()
+
+
+async def connect_from(url: str, address: str, name: str) -> Client:
+    """A client whose connection comes from ``address`` (a loopback address: another client
+    address to the server)."""
+    import websockets
+
+    plain = websockets.connect
+
+    def from_address(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        return plain(*args, local_addr=(address, 0), **kwargs)
+
+    websockets.connect = from_address
+    try:
+        return await Client.connect(url, name=name)
+    finally:
+        websockets.connect = plain
+
+
+async def next_version(client: Client, hint: dict) -> None:
+    """Play the hinted move and wait for the room's next version of this seat's turn."""
+    assert (await client.act(hint["suggestion"]["best"]))["type"] == "ack"
+    await client.wait_until(lambda c: c.version > hint["version"])
+
+
+async def test_the_hints_made_for_an_address_are_budgeted_on_every_process(
+        make_server) -> None:
+    """``hints_per_minute`` (docs/protocol.md "Limits"): each new hint made is charged to
+    the client address, on every process (Redis); a repeat is not; past the budget the
+    answer is ``error too_many_hints`` with ``retry_after`` and nothing is started; another
+    address is not held back by it."""
+    one = make_server(bot_delay_seconds=0, hints_per_minute=2, computer_processes=0)
+    two = make_server(bot_delay_seconds=0, hints_per_minute=2, computer_processes=0)
+    ann = await seated_against_a_computer(one, "Ann")
+    client = await Client.connect(two.ws, name="Ann")
+    made = await client.create_room({"players": 2, "target": 61}, computers={"1": "standard"})
+    await client.join(made["room"], 0)
+    await client.wait_until(lambda c: c.view is not None and c.view["phase"] == "discard")
+    bob = await connect_from(one.ws, "127.0.0.2", "Bob")
+    made = await bob.create_room({"players": 2, "target": 61}, computers={"1": "standard"})
+    await bob.join(made["room"], 0)
+    await bob.wait_until(lambda c: c.view is not None and c.view["phase"] == "discard")
+    try:
+        first = await ann.request({"type": "hint"}, is_answer, 10, retry=False)
+        again = await ann.request({"type": "hint"}, is_answer, 10, retry=False)
+        assert first["type"] == "hint" and again == first  # the repeat costs nothing
+        # The second of the address's budget, on the other process.
+        other = await client.request({"type": "hint"}, is_answer, 10, retry=False)
+        assert other["type"] == "hint"
+        assert hints(one, "made") == 1 and hints(one, "shared") == 1
+        # New versions: new hints, past the address's budget on either process.
+        await next_version(ann, first)
+        await next_version(client, other)
+        for who, server in ((ann, one), (client, two)):
+            with pytest.raises(ClientError) as refused:
+                await who.request({"type": "hint"}, is_answer, 10, retry=False)
+            assert refused.value.code == "too_many_hints"
+            assert 25 <= refused.value.retry_after <= 30  # (2 a minute: one every 30 s)
+            error = [f for f in who.frames if f["type"] == "error"][-1]
+            assert error["ref"] == "hint"
+            limited = scrape(server)[("cribbage_limited_total", (("code", "too_many_hints"),))]
+            assert limited == 1
+        assert hints(one, "made") == 1 and hints(two, "made") == 1  # nothing was started
+        # Another address is not held back.
+        theirs = await bob.request({"type": "hint"}, is_answer, 10, retry=False)
+        assert theirs["type"] == "hint" and theirs["suggestion"]["kind"] == "discard"
+        assert hints(one, "made") == 2
+    finally:
+        for c in (ann, client, bob):
+            await c.close()
+
+
+async def test_a_hint_past_the_budget_is_asked_again_after_retry_after(make_server) -> None:
+    """The Python client sends a hint refused ``too_many_hints`` again after its
+    ``retry_after`` (as the JavaScript client does) and gets it once the budget refills."""
+    server = make_server(bot_delay_seconds=0, hints_per_minute=120, computer_processes=0)
+    ann = await seated_against_a_computer(server, "Ann")
+    try:
+        limits = server.app.state.services.limits
+        key = limits.key("127.0.0.1")
+
+        async def spend() -> None:
+            while (await limits.take(limits.hints, key)).taken:
+                pass
+
+        asyncio.run_coroutine_threadsafe(spend(), server.loop).result(10)
+        started = asyncio.get_running_loop().time()
+        answer = await ann.request({"type": "hint"}, is_answer, 10)
+        waited = asyncio.get_running_loop().time() - started
+        assert answer["type"] == "hint" and answer["suggestion"]["kind"] == "discard"
+        refusals = [f for f in ann.frames if f["type"] == "error"]
+        assert refusals and all(f["code"] == "too_many_hints" for f in refusals)
+        assert 0.2 <= waited <= 5, waited  # (120 a minute: one every 0.5 s)
+    finally:
+        await ann.close()

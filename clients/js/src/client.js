@@ -363,8 +363,9 @@ export class CribbageClient {
   }
 
   /** Ask for the `expert` computer's suggestion for this seat; resolves with the `hint`
-   * (a hint refused `busy` with `retry_after` is asked again after it, until the
-   * request's timeout, `requestTimeoutMs`, rejects the promise with code `timeout`). */
+   * (a hint refused `busy` or `too_many_hints` with `retry_after` is asked again after
+   * it, until the request's timeout, `requestTimeoutMs`, rejects the promise with code
+   * `timeout`). */
   hint() {
     return this._request("hint", { type: "hint" });
   }
@@ -1109,10 +1110,12 @@ export class CribbageClient {
 
   _onServerError(frame) {
     const error = new CribbageError(frame.code, frame.message, { frame });
-    // Over the frame rate, or a hint the server is too busy to make now: not handled, so
-    // sent again after `retry_after` (until the request's own timeout).
+    // Over the frame rate, or a hint the server is too busy to make now or that this
+    // address has had too many of (`too_many_hints`): not handled, so sent again after
+    // `retry_after` (until the request's own timeout).
     const later = frame.code === "rate_limited"
-      || (frame.code === "busy" && frame.ref === "hint" && frame.retry_after != null);
+      || ((frame.code === "busy" || frame.code === "too_many_hints")
+        && frame.ref === "hint" && frame.retry_after != null);
     if (later && this._retryLimited(frame)) return;
     switch (frame.ref) {
       case "hello":

@@ -249,13 +249,15 @@ test("retryable rejects are retried with the same id up to the limit, then hande
   }
 });
 
-test("a hint the server is too busy to make is asked again after retry_after; other hint errors are the answer", { timeout: 60_000 }, async () => {
+test("a hint the server is too busy to make, or past the address's budget, is asked again after retry_after; other hint errors are the answer", { timeout: 60_000 }, async () => {
   const hooks = { busyHints: 0, hintSent: [] };
   hooks.outgoing = (frame) => {
     if (frame.type === "hint") hooks.hintSent.push(Date.now());
     if (frame.type === "hint" && hooks.busyHints > 0) {
       hooks.busyHints -= 1;
-      return { reply: { type: "error", code: "busy", ref: "hint", retry_after: 0.1, message: "simulated: hints_in_flight" } };
+      // one refusal of each kind: hints_in_flight, then hints_per_minute
+      const code = hooks.busyHints === 1 ? "busy" : "too_many_hints";
+      return { reply: { type: "error", code, ref: "hint", retry_after: 0.1, message: "simulated" } };
     }
     return "pass";
   };
@@ -278,6 +280,10 @@ test("a hint the server is too busy to make is asked again after retry_after; ot
       ? { reply: { type: "error", code: "busy", ref: "hint", message: "simulated" } }
       : "pass");
     await assert.rejects(host.hint(), (err) => err instanceof CribbageError && err.code === "busy");
+    hooks.outgoing = (frame) => (frame.type === "hint"
+      ? { reply: { type: "error", code: "too_many_hints", ref: "hint", message: "simulated" } }
+      : "pass");
+    await assert.rejects(host.hint(), (err) => err instanceof CribbageError && err.code === "too_many_hints");
   } finally {
     await Promise.all([host.close(), guest.close()]);
   }

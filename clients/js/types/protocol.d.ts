@@ -1766,6 +1766,7 @@ export interface Error {
     | "too_many_rooms"
     | "too_many_joins"
     | "too_many_spectators"
+    | "too_many_hints"
     | "request_id_reused"
     | "bad_player"
     | "database_unavailable"
