@@ -55,6 +55,7 @@ class Database:
         self._engine: AsyncEngine | None = None
         self.migrated = False
         """Whether :meth:`migrate` has succeeded in this process."""
+        self._revision: str | None = None
 
     @property
     def dialect(self) -> str:
@@ -140,6 +141,11 @@ class Database:
                     await conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK})
                     await conn.commit()
                 try:
+                    if self.migrated:
+                        # Another caller of this process migrated while this one waited
+                        # for the lock (the archive's worker and the first player made
+                        # at a first start): nothing to do, nothing more to say.
+                        return self._revision
                     upgrade = _upgrade_sqlite if self.dialect == "sqlite" else _upgrade
 
                     async def upgrade_and_commit() -> str | None:
@@ -148,12 +154,14 @@ class Database:
                         return done
 
                     revision = await _to_its_end(upgrade_and_commit())
+                    # (before the lock is let go: a caller waiting for it sees it done)
+                    self._revision = revision
+                    self.migrated = True
                 finally:
                     if self.dialect == "postgresql":
                         await conn.execute(text("SELECT pg_advisory_unlock(:k)"),
                                            {"k": MIGRATION_LOCK})
                         await conn.commit()
-        self.migrated = True
         log.info("database %s at revision %s", redacted(self.url), revision)
         return revision
 

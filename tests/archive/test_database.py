@@ -38,12 +38,17 @@ async def empty_url(request, tmp_path):
     await drop_pg_database(name)
 
 
-async def test_migrations_from_an_empty_database_make_the_schema(empty_url) -> None:
+async def test_migrations_from_an_empty_database_make_the_schema(empty_url, caplog) -> None:
     dbs = [Database(empty_url) for _ in range(3)]  # three processes starting at once
     try:
         assert await dbs[0].revision() is None
-        revisions = await asyncio.gather(*(db.migrate() for db in dbs))
-        assert revisions == [head_revision()] * 3 and head_revision() == "0010"
+        caplog.set_level("INFO", logger="server.database.engine")
+        # three processes, the first of them with two callers at once (a first start: the
+        # archive's worker and the first player made)
+        revisions = await asyncio.gather(dbs[0].migrate(), *(db.migrate() for db in dbs))
+        assert revisions == [head_revision()] * 4 and head_revision() == "0010"
+        said = [r.getMessage() for r in caplog.records if "at revision" in r.getMessage()]
+        assert len(said) == 3, said  # once a process
         async with dbs[0].connect() as conn:
             assert await conn.run_sync(_differences) == []
         assert await dbs[1].migrate() == head_revision()  # nothing left to do
