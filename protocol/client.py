@@ -190,14 +190,27 @@ class Client:
         server's admission control, or a hint refused ``busy`` with a ``retry_after``
         because the server makes ``hints_in_flight`` at once or ``too_many_hints`` (the
         address's ``hints_per_minute``) — is sent again after its ``retry_after`` seconds,
-        within ``timeout``.
+        within ``timeout``; a refusal whose ``retry_after`` ends past ``timeout`` is raised
+        (``ClientError`` with its code and ``retry_after``). Only refusals of this message
+        count: an ``error`` whose ``ref`` is its type, a ``reject`` of its ``action_id``.
 
         Raises:
             ClientError: the matching frame is an ``error``.
             TimeoutError: nothing matched within ``timeout`` seconds.
         """
+        if isinstance(message, BaseModel):
+            kind, action_id = getattr(message, "type", None), getattr(message, "action_id", None)
+        else:
+            kind, action_id = message.get("type"), message.get("action_id")
+
         def limited(f: dict[str, Any]) -> bool:
-            return retry and f["type"] in ("error", "reject") and (
+            # A refusal of this message: a reject names its action_id, an error its type
+            # (another request waiting on the connection has its own refusals).
+            if f["type"] == "reject":
+                ours = action_id is not None and f.get("action_id") == action_id
+            else:
+                ours = f.get("ref") == kind
+            return retry and ours and f["type"] in ("error", "reject") and (
                 f.get("code") == "rate_limited"
                 or (f.get("code") in ("busy", "too_many_hints")
                     and f.get("retry_after") is not None)
@@ -218,6 +231,9 @@ class Client:
                 if frame.get("code") == "busy":
                     # Many clients refused together must not all come back together.
                     wait *= 1.0 + random.random() / 2
+                if wait >= deadline - asyncio.get_running_loop().time():
+                    # Asking again would come after the timeout: the refusal is the answer.
+                    raise ClientError(frame["code"], frame["message"], frame.get("retry_after"))
                 await asyncio.sleep(wait)
                 continue
             if frame["type"] == "error":

@@ -32,10 +32,12 @@ from protocol.codec import Codec, ProtocolError, decode_client
 from protocol.patch import diff
 
 from . import frames
+from .budgets.base import TAKEN_FREE, Ticket
 from .chat import handlers as chat_handlers
 from .chat import rules as chat_rules
 from .computer_seats import seat_knowledge
 from .fanout import LocalRoom, LocalRooms
+from .hints import SEARCHED as SEARCHED_HINTS
 from .hints import HintDesk, HintsBusy
 from .limits import AddressLimits, FrameBucket
 from .lobby.service import LobbyLimit
@@ -540,43 +542,64 @@ class Session:
             return
         if record.state is None:
             suggestion: dict[str, Any] = {"kind": "none", "best": None}
+        elif self.hints is None:
+            suggestion = await self._make_hint(*seat_knowledge(record.state, self.seat))
         else:
-            state, seat = record.state, self.seat
-
-            async def make() -> dict[str, Any]:
-                view, legal = seat_knowledge(state, seat)
-                if self.computers is not None:
-                    return await self.computers.advise(view, legal)
-                return dict(suggest(view, legal, level="expert"))
-
-            key = (record.id, record.version, seat)
-            if self.hints is None:
-                suggestion = await make()
-            else:
-                if self.hints.costs(key) and not await self._hint_budget():
+            key = (record.id, record.version, self.seat)
+            ticket = None
+            view: dict[str, Any] = {}
+            legal: list[dict[str, Any]] = []
+            if self.hints.costs(key):
+                view, legal = seat_knowledge(record.state, self.seat)
+                if not any(a.get("type") in SEARCHED_HINTS for a in legal):
+                    # Nothing to search (not this seat's turn, the show, a rematch): the
+                    # answer is made here, at once, and costs the address nothing.
+                    suggestion = dict(suggest(view, legal, level="expert"))
+                    self.send(frames.hint(record.id, self.seat, record.version, suggestion))
                     return
-                try:
-                    suggestion = await self.hints.get(key, make)
-                except HintsBusy as exc:
-                    self.error("busy", "the server is making as many hints as it may at "
-                               "once; ask again", "hint", exc.retry_after)
+                ticket = await self._hint_budget()
+                if ticket is None:
                     return
+                if not self.hints.costs(key):
+                    # Made, being made or the bound reached while the budget was read (on
+                    # Redis): this request will not make it, so it is not charged.
+                    await ticket.refund()
+                    ticket = None
+            try:
+                suggestion = await self.hints.get(key, lambda: self._make_hint(view, legal))
+            except HintsBusy as exc:
+                self.error("busy", "the server is making as many hints as it may at "
+                           "once; ask again", "hint", exc.retry_after)
+                return
+            except Exception:
+                if ticket is not None:  # nothing was made
+                    await ticket.refund()
+                raise
         self.send(frames.hint(record.id, self.seat, record.version, suggestion))
 
-    async def _hint_budget(self) -> bool:
+    async def _make_hint(self, view: dict[str, Any], legal: list[dict[str, Any]]
+                         ) -> dict[str, Any]:
+        """The ``expert``'s suggestion from a seat's view and legal actions: in a computer
+        process when the server has them (``ComputerSeats.advise``), else here."""
+        if self.computers is not None:
+            return await self.computers.advise(view, legal)
+        return dict(suggest(view, legal, level="expert"))
+
+    async def _hint_budget(self) -> Ticket | None:
         """Charge one hint made to this connection's address (``hints_per_minute``, on
-        every process with Redis); False, with ``error too_many_hints`` and ``retry_after``
-        sent, when it is spent (nothing was started)."""
+        every process with Redis): the ticket (to give back if the hint is not made after
+        all), or None, with ``error too_many_hints`` and ``retry_after`` sent, when the
+        budget is spent (nothing was started)."""
         limits = self.limits
         if limits is None:
-            return True
+            return TAKEN_FREE
         ticket = await limits.take(limits.hints, self.address)
         if ticket.taken:
-            return True
+            return ticket
         self._count("too_many_hints")
         self.error("too_many_hints", "this address had too many hints made in the last "
-                   "minute; ask again after retry_after", "hint", ticket.wait)
-        return False
+                   "minute; ask again after retry_after", "hint", round(ticket.wait, 3))
+        return None
 
     async def _resync(self, message: m.Resync) -> None:
         if self.local is None:

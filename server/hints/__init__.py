@@ -1,6 +1,6 @@
 """Hints: the ``expert`` player's suggestion for a seat, made once per room version and
 seat, with a bound on how many are being made at once (:class:`HintDesk`)."""
 
-from .desk import HintDesk, HintsBusy
+from .desk import SEARCHED, HintDesk, HintsBusy
 
-__all__ = ["HintDesk", "HintsBusy"]
+__all__ = ["SEARCHED", "HintDesk", "HintsBusy"]

@@ -33,6 +33,11 @@ from typing import Any
 HintKey = tuple[str, int, int]
 """``(room id, room version, seat)``: what a hint is the answer for."""
 
+SEARCHED = frozenset({"discard", "play"})
+"""The legal actions whose hint is an ``expert`` search, made by the desk and charged to the
+address; any other hint (not the seat's turn, the show, a rematch) is answered at once,
+free."""
+
 REMEMBERED = 512
 """How many made hints a process keeps to answer repeats (a discard table is about 2 KB)."""
 

@@ -103,8 +103,7 @@ async def test_a_hint_is_made_once_per_version_and_a_bounded_number_at_once(
         assert scrape(server)[("cribbage_hints_in_flight", ())] == 0
 
         # A move makes a new version, and so a new hint.
-        assert (await ann.act(first["suggestion"]["best"]))["type"] == "ack"
-        await ann.wait_until(lambda c: c.version > first["version"])
+        await next_decision(ann, first)
         after = await ann.request({"type": "hint"}, is_answer, 5)
         assert after["version"] > first["version"] and len(calls) == 3
     finally:
@@ -157,9 +156,27 @@ async def connect_from(url: str, address: str, name: str) -> Client:
 
 
 async def next_version(client: Client, hint: dict) -> None:
-    """Play the hinted move and wait for the room's next version of this seat's turn."""
+    """Play the hinted move and wait for the room's next version."""
     assert (await client.act(hint["suggestion"]["best"]))["type"] == "ack"
     await client.wait_until(lambda c: c.version > hint["version"])
+
+
+def deciding(client: Client) -> bool:
+    """Whether the client's seat has a discard or a play to make (a hint is a search)."""
+    view = client.view
+    if view is None:
+        return False
+    seat = view["seat"]
+    if view["phase"] == "discard":
+        return not view["discarded"][seat]
+    return view["phase"] == "play" and view["turn"] == seat
+
+
+async def next_decision(client: Client, hint: dict) -> None:
+    """Play the hinted move and wait for this seat's next discard or play (the computer
+    plays meanwhile)."""
+    await next_version(client, hint)
+    await client.wait_until(deciding, 10)
 
 
 async def test_the_hints_made_for_an_address_are_budgeted_on_every_process(
@@ -188,8 +205,8 @@ async def test_the_hints_made_for_an_address_are_budgeted_on_every_process(
         assert other["type"] == "hint"
         assert hints(one, "made") == 1 and hints(one, "shared") == 1
         # New versions: new hints, past the address's budget on either process.
-        await next_version(ann, first)
-        await next_version(client, other)
+        await next_decision(ann, first)
+        await next_decision(client, other)
         for who, server in ((ann, one), (client, two)):
             with pytest.raises(ClientError) as refused:
                 await who.request({"type": "hint"}, is_answer, 10, retry=False)
@@ -232,3 +249,105 @@ async def test_a_hint_past_the_budget_is_asked_again_after_retry_after(make_serv
         assert 0.2 <= waited <= 5, waited  # (120 a minute: one every 0.5 s)
     finally:
         await ann.close()
+
+
+async def test_a_hint_that_is_not_made_after_all_is_not_charged(make_server, gated_hints
+                                                                ) -> None:
+    """On Redis the address's budget is read over the network; a hint whose charge comes
+    back after the process reached its bound (or after another request began the same
+    hint) is given back: refused ``busy`` or shared, it costs nothing."""
+    gate, calls = gated_hints
+    server = make_server(bot_delay_seconds=0, hints_in_flight=1, hints_per_minute=2,
+                         computer_processes=0)
+    limits = server.app.state.services.limits
+    take = limits.take
+    held: list[bool] = []
+
+    async def slow_take(budget, key):  # noqa: ANN001, ANN202
+        if budget.name == "hints" and not held:
+            held.append(True)  # the first charge comes back once another hint is made
+            while not calls:
+                await asyncio.sleep(0.01)
+        return await take(budget, key)
+
+    limits.take = slow_take
+    ann = await seated_against_a_computer(server, "Ann")
+    bob = await seated_against_a_computer(server, "Bob")  # (the same address)
+    try:
+        refused = asyncio.create_task(ann.request({"type": "hint"}, is_answer, 10, retry=False))
+        await until(lambda: held)
+        making = asyncio.create_task(bob.request({"type": "hint"}, is_answer, 10))
+        with pytest.raises(ClientError) as busy:
+            await refused
+        assert busy.value.code == "busy" and len(calls) == 1
+        gate.set()
+        assert (await making)["type"] == "hint"
+        # One of the two hints of the budget is spent (Bob's), so Ann's is made now.
+        again = await ann.request({"type": "hint"}, is_answer, 10, retry=False)
+        assert again["type"] == "hint" and len(calls) == 2
+        await next_decision(ann, again)
+        with pytest.raises(ClientError) as spent:
+            await ann.request({"type": "hint"}, is_answer, 10, retry=False)
+        assert spent.value.code == "too_many_hints"
+    finally:
+        gate.set()
+        await ann.close()
+        await bob.close()
+
+
+async def test_a_hint_with_nothing_to_search_is_answered_at_once_and_free(
+        make_server, gated_hints) -> None:
+    """Not this seat's turn (here: its discard made, the computer's not yet): the answer
+    is ``kind: none`` at once, made in no computer process and charged to no budget."""
+    gate, calls = gated_hints
+    server = make_server(bot_delay_seconds=30, hints_per_minute=1, computer_processes=0)
+    gate.set()  # (the fixture only counts the searches here)
+    ann = await seated_against_a_computer(server, "Ann")
+    try:
+        first = await ann.request({"type": "hint"}, is_answer, 10, retry=False)
+        assert first["suggestion"]["kind"] == "discard" and len(calls) == 1
+        await next_version(ann, first)
+        for _ in range(3):
+            nothing = await ann.request({"type": "hint"}, is_answer, 10, retry=False)
+            assert nothing["suggestion"]["kind"] == "none"
+            assert nothing["suggestion"]["best"] is None
+        assert len(calls) == 1 and hints(server, "made") == 1
+        assert ("cribbage_limited_total", (("code", "too_many_hints"),)) not in scrape(server)
+    finally:
+        gate.set()
+        await ann.close()
+
+
+async def test_a_hint_refused_does_not_resend_another_request(make_server) -> None:
+    """The Python client sends again only the message a refusal names: a hint refused
+    ``too_many_hints`` while an act waits for its ack leaves the act alone (it used to be
+    sent again after the hint's ``retry_after``, and its ack, come meanwhile, was lost)."""
+    server = make_server(bot_delay_seconds=30, hints_per_minute=1, computer_processes=0)
+    ann = await seated_against_a_computer(server, "Ann")
+    try:
+        first = await ann.request({"type": "hint"}, is_answer, 10, retry=False)
+        await next_version(ann, first)  # (the discard: a new version)
+        other = await seated_against_a_computer(server, "Ann again")  # a fresh decision
+        asking = asyncio.create_task(
+            other.request({"type": "hint"}, is_answer, 10, retry=False))
+        await asyncio.sleep(0)  # (the hint is sent first, the act right after it)
+        started = asyncio.get_running_loop().time()
+        acting = asyncio.create_task(other.act({"type": "discard",
+                                                "cards": other.view["hand"][:2]}, timeout=10))
+        with pytest.raises(ClientError) as spent:
+            await asking
+        assert spent.value.code == "too_many_hints" and spent.value.retry_after > 30
+        answer = await acting  # (before the fix: sent again after the hint's 60 s)
+        assert answer["type"] == "ack"
+        assert asyncio.get_running_loop().time() - started < 5
+        # And a refusal that would be asked again past the request's timeout is raised.
+        third = await seated_against_a_computer(server, "Ann thrice")
+        try:
+            with pytest.raises(ClientError) as late:
+                await third.request({"type": "hint"}, is_answer, 3)
+            assert late.value.code == "too_many_hints" and late.value.retry_after > 3
+        finally:
+            await third.close()
+    finally:
+        await ann.close()
+        await other.close()
