@@ -34,7 +34,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ..database import Database
+from ..database import Database, stop_if_cancelling
 from ..deadline_plan import ABANDON, ARCHIVE
 from ..rooms import Change, NoChange, Room, RoomService
 from ..settings import Settings
@@ -131,12 +131,7 @@ class Archiver:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                # A cancel that lands inside the migration can come out as another error
-                # (the advisory unlock in its ``finally`` fails on a connection still busy):
-                # a task being stopped stops here all the same.
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    raise asyncio.CancelledError from exc
+                stop_if_cancelling(exc)  # (a task being stopped stops here all the same)
                 log.warning("database not migrated yet (%s); trying again in %.0f s",
                             exc, pause)
             await asyncio.sleep(pause)

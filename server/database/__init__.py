@@ -5,7 +5,7 @@ SQLAlchemy 2 Core (asyncio) with Alembic migrations shipped in ``migrations/``; 
 Nothing on a table's action path ever waits for it (docs/architecture.md, "The archive").
 """
 
-from .engine import Database, head_revision
+from .engine import Database, head_revision, stop_if_cancelling
 from .url import database_url, redacted
 
-__all__ = ["Database", "database_url", "head_revision", "redacted"]
+__all__ = ["Database", "database_url", "head_revision", "redacted", "stop_if_cancelling"]

@@ -231,6 +231,16 @@ def _upgrade_sqlite(connection: Connection) -> str | None:
         dbapi.isolation_level = saved
 
 
+def stop_if_cancelling(exc: BaseException) -> None:
+    """Raise :class:`asyncio.CancelledError` (from ``exc``) when the current task is being
+    cancelled: a cancel that lands inside a database call can come out as another error
+    (a failed rollback, or an advisory unlock, on the broken connection), and a loop that
+    carries on after errors must stop all the same. Does nothing otherwise."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError from exc
+
+
 async def _to_its_end(work: Coroutine[Any, Any, T]) -> T:
     """Await ``work`` to its end even if the caller is cancelled meanwhile, then pass the
     cancellation on (:class:`asyncio.CancelledError`; ``work``'s own error, if any, is then

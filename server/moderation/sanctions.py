@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from ..database import stop_if_cancelling
 from .store import seconds_of
 
 log = logging.getLogger(__name__)
@@ -116,11 +117,7 @@ class Sanctions:
         try:
             self.load(await self.store.active())
         except Exception as exc:  # noqa: BLE001 (the last sanctions read stay in force)
-            # A cancel that lands inside a database call can come out as another error
-            # (a failed rollback on the broken connection): a loop being stopped stops.
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise asyncio.CancelledError from exc
+            stop_if_cancelling(exc)  # (a loop being stopped stops)
             self.failed_refreshes += 1
             log.warning("sanctions not read: %s", exc)
             return False
