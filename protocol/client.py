@@ -190,8 +190,9 @@ class Client:
         server's admission control, or a hint refused ``busy`` with a ``retry_after``
         because the server makes ``hints_in_flight`` at once or ``too_many_hints`` (the
         address's ``hints_per_minute``) — is sent again after its ``retry_after`` seconds,
-        within ``timeout``; a refusal whose ``retry_after`` ends past ``timeout`` is raised
-        (``ClientError`` with its code and ``retry_after``). Only refusals of this message
+        within ``timeout``; a refusal whose ``retry_after`` ends past ``timeout`` is the
+        answer (an ``error`` raised as ``ClientError`` with its code and ``retry_after``, a
+        ``reject`` returned). Only refusals of this message
         count: an ``error`` whose ``ref`` is its type, a ``reject`` of its ``action_id``.
 
         Raises:
@@ -232,7 +233,10 @@ class Client:
                     # Many clients refused together must not all come back together.
                     wait *= 1.0 + random.random() / 2
                 if wait >= deadline - asyncio.get_running_loop().time():
-                    # Asking again would come after the timeout: the refusal is the answer.
+                    # Asking again would come after the timeout: the refusal is the answer
+                    # (a reject returned, as any reject is; an error raised).
+                    if frame["type"] == "reject":
+                        return frame
                     raise ClientError(frame["code"], frame["message"], frame.get("retry_after"))
                 await asyncio.sleep(wait)
                 continue

@@ -545,37 +545,61 @@ class Session:
         elif self.hints is None:
             suggestion = await self._make_hint(*seat_knowledge(record.state, self.seat))
         else:
-            key = (record.id, record.version, self.seat)
-            ticket = None
-            view: dict[str, Any] = {}
-            legal: list[dict[str, Any]] = []
-            if self.hints.costs(key):
-                view, legal = seat_knowledge(record.state, self.seat)
-                if not any(a.get("type") in SEARCHED_HINTS for a in legal):
-                    # Nothing to search (not this seat's turn, the show, a rematch): the
-                    # answer is made here, at once, and costs the address nothing.
-                    suggestion = dict(suggest(view, legal, level="expert"))
-                    self.send(frames.hint(record.id, self.seat, record.version, suggestion))
-                    return
-                ticket = await self._hint_budget()
-                if ticket is None:
-                    return
-                if not self.hints.costs(key):
-                    # Made, being made or the bound reached while the budget was read (on
-                    # Redis): this request will not make it, so it is not charged.
-                    await ticket.refund()
-                    ticket = None
-            try:
-                suggestion = await self.hints.get(key, lambda: self._make_hint(view, legal))
-            except HintsBusy as exc:
-                self.error("busy", "the server is making as many hints as it may at "
-                           "once; ask again", "hint", exc.retry_after)
+            answer = await self._desk_hint(record)
+            if answer is None:
                 return
-            except Exception:
-                if ticket is not None:  # nothing was made
-                    await ticket.refund()
-                raise
+            suggestion = answer
         self.send(frames.hint(record.id, self.seat, record.version, suggestion))
+
+    async def _desk_hint(self, record: RoomRecord) -> dict[str, Any] | None:
+        """The hint for this seat at ``record``'s version through the process's desk
+        (``server.hints.HintDesk``), or None when the answer was an ``error`` (sent here:
+        ``busy`` or ``too_many_hints``, each with ``retry_after``).
+
+        A hint with nothing to search is answered at once, free, whatever the desk is
+        doing; one kept or being made is shared, free; a new one is charged to the
+        address's ``hints_per_minute``, and the charge is given back when the request turns
+        out not to make it (the budget is read over the network on Redis: meanwhile
+        another request may begin it, or take the last place of ``hints_in_flight``) or
+        the search fails."""
+        assert self.hints is not None and record.state is not None and self.seat is not None
+        desk, key = self.hints, (record.id, record.version, self.seat)
+        view: dict[str, Any] = {}
+        legal: list[dict[str, Any]] = []
+        ticket: Ticket | None = None
+        if not desk.knows(key):
+            view, legal = seat_knowledge(record.state, self.seat)
+            if not any(a.get("type") in SEARCHED_HINTS for a in legal):
+                # Nothing to search (not this seat's turn, the show, a rematch): made here,
+                # at once, and it costs the address nothing.
+                return dict(suggest(view, legal, level="expert"))
+            if not desk.at_bound():
+                ticket = await self._charge_hint()
+                if not ticket.taken:
+                    if not desk.knows(key):
+                        self._count("too_many_hints")
+                        self.error("too_many_hints", "this address had too many hints made "
+                                   "in the last minute; ask again after retry_after", "hint",
+                                   round(ticket.wait, 3))
+                        return None
+                    ticket = None  # begun meanwhile by another request: shared, free
+        # From here to the desk nothing is awaited, so this says what get() will do.
+        makes = desk.costs(key)
+        try:
+            suggestion = await desk.get(key, lambda: self._make_hint(view, legal))
+        except HintsBusy as exc:
+            if ticket is not None:
+                await ticket.refund()
+            self.error("busy", "the server is making as many hints as it may at once; ask "
+                       "again", "hint", exc.retry_after)
+            return None
+        except Exception:
+            if ticket is not None:  # nothing was made
+                await ticket.refund()
+            raise
+        if ticket is not None and not makes:  # shared after all
+            await ticket.refund()
+        return suggestion
 
     async def _make_hint(self, view: dict[str, Any], legal: list[dict[str, Any]]
                          ) -> dict[str, Any]:
@@ -585,21 +609,14 @@ class Session:
             return await self.computers.advise(view, legal)
         return dict(suggest(view, legal, level="expert"))
 
-    async def _hint_budget(self) -> Ticket | None:
+    async def _charge_hint(self) -> Ticket:
         """Charge one hint made to this connection's address (``hints_per_minute``, on
-        every process with Redis): the ticket (to give back if the hint is not made after
-        all), or None, with ``error too_many_hints`` and ``retry_after`` sent, when the
-        budget is spent (nothing was started)."""
+        every process with Redis): the ticket, taken (to give back if the hint is not made
+        after all) or refused (``wait``: seconds until one is free; nothing charged)."""
         limits = self.limits
         if limits is None:
             return TAKEN_FREE
-        ticket = await limits.take(limits.hints, self.address)
-        if ticket.taken:
-            return ticket
-        self._count("too_many_hints")
-        self.error("too_many_hints", "this address had too many hints made in the last "
-                   "minute; ask again after retry_after", "hint", round(ticket.wait, 3))
-        return None
+        return await limits.take(limits.hints, self.address)
 
     async def _resync(self, message: m.Resync) -> None:
         if self.local is None:

@@ -82,14 +82,21 @@ class HintDesk:
         """Hints being made now."""
         return len(self._making)
 
+    def knows(self, key: HintKey) -> bool:
+        """Whether a hint for ``key`` is kept or being made (:meth:`get` shares it)."""
+        return key in self._done or key in self._making
+
+    def at_bound(self) -> bool:
+        """Whether ``limit`` hints are being made (:meth:`get` refuses a new one,
+        :class:`HintsBusy`)."""
+        return bool(self.limit) and len(self._making) >= self.limit
+
     def costs(self, key: HintKey) -> bool:
-        """Whether :meth:`get` would make a new hint for ``key`` now: none is kept or being
-        made for it, and the process is not making its bound already (then :meth:`get`
-        refuses it, :class:`HintsBusy`). What the per-address budget charges
-        (``hints_per_minute``, charged by the session before :meth:`get`)."""
-        if key in self._done or key in self._making:
-            return False
-        return not (self.limit and len(self._making) >= self.limit)
+        """Whether :meth:`get` would make a new hint for ``key`` now (neither known nor at
+        the bound): what the per-address budget charges (``hints_per_minute``, charged by
+        the session before :meth:`get`; nothing may be awaited between this answer and
+        :meth:`get` for it to hold)."""
+        return not self.knows(key) and not self.at_bound()
 
     async def get(self, key: HintKey, make: Callable[[], Awaitable[dict[str, Any]]]
                   ) -> dict[str, Any]:

@@ -26,7 +26,10 @@ REDIS_URL = os.environ.get("CRIBBAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0"
 @pytest.fixture(params=["memory-sqlite", "redis-postgresql"])
 def server(request, tmp_path):
     """A server of each kind."""
-    values = {"bot_delay_seconds": 0.0, "key_prefix": f"test:{secrets.token_hex(6)}:"}
+    # (the archive is polled ten times a second until a game is in: no game read budget,
+    # which has its own test in test_archive_http.py)
+    values = {"bot_delay_seconds": 0.0, "key_prefix": f"test:{secrets.token_hex(6)}:",
+              "game_reads_per_minute": 0}
     if request.param == "memory-sqlite":
         values["database_url"] = f"sqlite:///{tmp_path / 'players.sqlite3'}"
     else:

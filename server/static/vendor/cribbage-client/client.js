@@ -1160,9 +1160,10 @@ export class CribbageClient {
     const kind = LIMITED_REQUESTS[frame.ref];
     if (kind && this._waiters[kind].length) {
       // Answers come in the order of the requests, so the refused one is the oldest waiting.
-      const { message } = this._waiters[kind][0];
+      const waiter = this._waiters[kind][0];
       setTimeout(() => {
-        if (gen === this._gen) this._send(message);
+        // Not sent again for a request that has ended meanwhile (its timeout).
+        if (gen === this._gen && this._waiters[kind].includes(waiter)) this._send(waiter.message);
       }, delayMs);
       return true;
     }
