@@ -16,8 +16,10 @@ every expert computer's game 40 to 60 times (docs/performance.md, "Hints"). So:
   answers ``error busy`` with ``retry_after``), so the computer players' moves never queue
   behind more than that many hints.
 * **At most ``hints_per_minute`` hints made for one client address** (the session charges
-  the address's budget when :meth:`HintDesk.costs` says a request would make one; beyond
-  it ``error too_many_hints`` with ``retry_after``): without it one address's flood took
+  the address's budget when a request would make one — neither :meth:`HintDesk.knows` it
+  nor :meth:`HintDesk.at_bound` — and gives the charge back when :meth:`HintDesk.costs`,
+  read just before :meth:`HintDesk.get`, says it will not; beyond it ``error
+  too_many_hints`` with ``retry_after``): without it one address's flood took
   the one hint being made from everyone else, and a person's hint waited up to 8 s
   (docs/performance.md, "Hints").
 """
