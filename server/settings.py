@@ -236,12 +236,14 @@ class Settings(BaseSettings):
         "too_many_connections)"
     )
     rooms_per_minute: int = Field(
-        30, ge=0, description="rooms one client address may create per minute on this "
-        "process, by HTTP or create_room (0: no limit); more get too_many_rooms"
+        30, ge=0, description="rooms one client address may create per minute, by HTTP or "
+        "create_room, over every server process with Redis (0: no limit); more get "
+        "too_many_rooms"
     )
     failed_joins_per_minute: int = Field(
         30, ge=0, description="joins one client address may have refused (unknown room, bad "
-        "token, seat taken, ...) per minute on this process (0: no limit); past it every "
+        "token, seat taken, ...) per minute, over every server process with Redis (0: no "
+        "limit); past it every "
         "join from it gets too_many_joins until the budget refills"
     )
     queue_joins_per_minute: int = Field(
@@ -274,8 +276,8 @@ class Settings(BaseSettings):
     )
     room_reads_per_minute: int = Field(
         120, ge=0, description="room summaries (GET /api/rooms/{id}) one client address may "
-        "read per minute on this process (all at once at most, then two a second; 0: no "
-        "limit); more get 429 too_many_room_reads"
+        "read per minute, over every server process with Redis (all at once at most, then two "
+        "a second; 0: no limit); more get 429 too_many_room_reads"
     )
     history_reads_per_minute: int = Field(
         60, ge=0, description="player profiles and pages of a player's games (GET "
