@@ -194,8 +194,10 @@ class GradedMove(_Model):
     chosen_value: float = Field(description="The grader's value of the choice: points, "
                                 "or near the end a card's chance to win (0..1).")
     best_value: float = Field(description="The grader's value of the best choice: points, "
-                              "or near the end a card's chance to win (0..1).")
-    choices: int = Field(ge=2, description="Distinct choices the seat had.")
+                              "or near the end a card's chance to win (0..1); the chosen "
+                              "value when the choice was as good.")
+    choices: int = Field(ge=2, description="Distinct choices the seat had (a play's by "
+                         "rank).")
     win_cost: float | None = Field(
         default=None, ge=0, le=1, description="The chance to win it cost (0..1), when the "
         "grader ranks by the chance to win (near the end, two players; 0 below 0.001).")

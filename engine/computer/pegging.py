@@ -84,12 +84,17 @@ def _expected_best_reply(
     return expected, stuck
 
 
-def rank_plays(view: dict, legal: list[dict]) -> list[dict]:
+def rank_plays(view: dict, legal: list[dict], *, tiebreaks: bool = True) -> list[dict]:
     """Every legal card to play with its value, best first.
 
     Args:
         view: the seat's view in the ``play`` phase (its turn).
         legal: the seat's legal actions (``{"type": "play", "card": "5H"}``).
+        tiebreaks: add the tie-breaks (keep low cards, lead from a pair, never lead a five;
+            in Lowball high cards first) to ``value``. False: ``value`` is the expected
+            points alone (points now, the go, the reply, the target's bonus), what a
+            grading weighs (``server.archive.grading``): the tie-breaks are this player's
+            habits, not points.
 
     Returns:
         One dict per legal play, best first: ``{"action": <legal action>, "card": str,
@@ -133,21 +138,23 @@ def rank_plays(view: dict, legal: list[dict]) -> list[dict]:
             value = -points - stuck * (0.5 if can_follow else 1.0)
             if my_score + points >= target:
                 value -= _WIN_BONUS
-            # Lower cards first: high cards left late tend to be forced into 31s and gos.
-            value += 0.01 * value_of(r)
+            if tiebreaks:
+                # High cards first, low ones kept: high cards left late tend to be forced
+                # into 31s and gos.
+                value += 0.01 * value_of(r)
         else:
             value = points
             if my_score + points >= target:
                 value += _WIN_BONUS
             value += stuck * 1.0
             value += _PARTNER_WEIGHT * reply if partner else -reply
-            if not pile:
+            if tiebreaks and not pile:
                 if r == 5:
                     value -= 0.5
                 if hand_ranks.count(r) >= 2:
                     value += 0.3
             # Keep low cards for later: they win gos and 31s at high counts.
-            if points == 0:
+            if tiebreaks and points == 0:
                 value -= 0.05 * max(0, 5 - value_of(r))
         rows.append(
             {

@@ -18,7 +18,9 @@ When a game is graded:
 
 A game that cannot be graded (its log does not replay from its seeds: e.g. a stacked pack
 in tests) is written with its ``error`` and no seat rows, and is not tried again. A
-database or pool failure writes nothing: the next read or sweep tries again.
+worker that dies (killed, out of memory) is replaced and the game graded again at once,
+:data:`BROKEN_POOL_RETRIES` times; a database failure, or a worker dying again, writes
+nothing: the next read or sweep tries again.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ log = logging.getLogger(__name__)
 
 SWEEP_BATCH = 50
 """Games :meth:`Grader.sweep` grades at most, newest first."""
+
+BROKEN_POOL_RETRIES = 1
+"""How many times a grading whose worker process died is run again at once, in a new
+process."""
 
 
 def body(row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
@@ -197,15 +203,23 @@ class Grader:
         kinds = [s["kind"] for s in archived.seats]
         seeds = [d["seed"] for d in archived.deals]
         loop = asyncio.get_running_loop()
-        try:
-            result = await loop.run_in_executor(
-                self._executor(), grade_archived, game["options"], archived.log or [],
-                seeds, kinds)
-        except BrokenProcessPool:
-            if self._pool is not None:
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = None
-            raise
+        for attempt in range(1 + BROKEN_POOL_RETRIES):
+            try:
+                result = await loop.run_in_executor(
+                    self._executor(), grade_archived, game["options"], archived.log or [],
+                    seeds, kinds)
+                break
+            except BrokenProcessPool:
+                # The worker died (killed, out of memory): a new one grades it again (the
+                # grading is pure and written insert-or-nothing), once; past that the next
+                # read or sweep tries.
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = None
+                if attempt == BROKEN_POOL_RETRIES:
+                    raise
+                log.warning("grading of game %s: the grading process died; grading it "
+                            "again in a new one", game["id"])
         await self._write(game["id"], result)
         self.graded += 1
         return await self.stored(game["id"])

@@ -11,13 +11,19 @@ How a game is graded (:func:`grade_game`): the archived log is replayed like
 in order). Before each logged ``discard`` or ``play`` of a seat, the seat's
 ``engine.view(state, seat)`` and ``engine.legal_actions(state, seat)`` go to the ranking
 (:func:`ranker`); a decision with more than one distinct choice (discards as sets of cards,
-plays as cards) is recorded with its cost:
+plays as ranks: a card's suit never counts in the play, docs/rules.md §3, and the hand it
+leaves is already fixed, so two cards of one rank are one choice) is recorded with its cost:
 
 * the **value** of a choice is the ranking's own figure in points: a discard's
   ``expected`` (kept hand plus or minus the crib, with two players plus the kept four's
   pegging margin: ``engine.computer.expert``), a play's ``value`` (with two players the
   search's pegging margin over the rest of the play, and near the end its chance to win;
-  with more, points now less the next player's best reply: ``engine.computer.pegging``);
+  with more, and in Lowball, where the ``expert`` plays as ``standard``, points now and the
+  go less the next player's best reply, without ``standard``'s tie-breaks — keep low
+  cards, never lead a five, lead from a pair, high cards first in Lowball — which are its
+  habits, not points: ``engine.computer.pegging``). The best is still the level's own
+  choice, so its own choices cost nothing, and a card that differs from it only by a
+  tie-break costs nothing either;
 * the **cost** is how much worse the chosen value is than the best's, in the ranking's own
   order (most points; fewest in Lowball, docs/rules.md §7): ``max(0, ±(best - chosen))``,
   0 below :data:`EXACT` (as good as the best), and at most :data:`COST_CAP` (the standard
@@ -48,7 +54,9 @@ from typing import Any
 
 import engine
 from engine.computer import suggest
+from engine.computer.expert import applies as expert_applies
 from engine.computer.expert import hole_worth as expert_hole_worth
+from engine.computer.pegging import rank_plays
 from protocol.messages import SERVER_ACTION_ID_PREFIX
 
 from .verify import stacked_start
@@ -92,28 +100,41 @@ def ranker(view: dict[str, Any], legal: list[dict[str, Any]]) -> list[dict[str, 
         legal: ``engine.legal_actions(state, seat)``.
 
     Returns:
-        The choices best first, each ``{"cards": [card texts] (a discard's cards, or the one
-        card played), "value": float (points, see the module docstring), "win": float |
-        None (a chance to win, when the level ranks by it)}``; empty when nothing is to be
-        ranked.
+        The choices best first, in the level's own order, each ``{"cards": [card texts] (a
+        discard's cards, or the one card played), "value": float (points, see the module
+        docstring), "score": float (what the level ranks by: ``value`` with its
+        tie-breaks), "win": float | None (a chance to win, when the level ranks by it)}``;
+        empty when nothing is to be ranked.
     """
     advice = suggest(view, legal, level=GRADER_LEVEL)
     kind = advice.get("kind")
+    points: dict[str, float] = {}
+    if kind == "play" and not expert_applies(view):
+        # The expert plays as ``standard`` here: its ranking's value carries standard's
+        # tie-breaks, which are habits, not points; the cost is weighed without them.
+        choices = [a for a in legal if a.get("type") == "play"]
+        points = {row["card"]: row["value"]
+                  for row in rank_plays(view, choices, tiebreaks=False)}
     rows = []
     for choice in advice.get("choices") or ():
         if kind == "discard":
-            cards, value = list(choice["cards"]), choice["expected"]
+            cards, score = list(choice["cards"]), choice["expected"]
         elif kind == "play":
-            cards, value = [choice["card"]], choice["value"]
+            cards, score = [choice["card"]], choice["value"]
         else:
             continue
         win = choice.get("win")
-        rows.append({"cards": cards, "value": float(value),
+        rows.append({"cards": cards, "value": float(points.get(cards[0], score)),
+                     "score": float(score),
                      "win": float(win) if isinstance(win, int | float) else None})
     return rows
 
 
-def _key(cards: list[str]) -> tuple[str, ...]:
+def _key(kind: str, cards: list[str]) -> tuple[str | int, ...]:
+    """What tells two choices apart: a discard's cards (a suit can make a flush or his
+    nobs), a play's rank (docs/rules.md §3: the play never counts a suit)."""
+    if kind == "play":
+        return tuple(engine.Card.parse(c).rank for c in cards)
     return tuple(sorted(str(engine.Card.parse(c)) for c in cards))
 
 
@@ -136,14 +157,16 @@ def grade_decision(
     Returns:
         ``{"kind", "chosen": [cards], "best": [cards], "cost": float >= 0 (points),
         "chosen_value", "best_value": float (the ranking's values: points, or near the end
-        a play's chance to win), "choices": int (distinct choices)}`` plus ``"win_cost"``
+        a play's chance to win; a choice as good as the best is its own best, with its own
+        value and ``win_cost`` 0), "choices": int (distinct choices: a play's by rank)}``
+        plus ``"win_cost"``
         (0..1, the chance to win it gave up; then ``cost`` is that chance in points) when
         the ranking gave chances to win.
     """
     kind = action.get("type")
     if kind not in GRADED_KINDS:
         return None
-    options = {_key(_chosen(a)) for a in legal if a.get("type") == kind}
+    options = {_key(kind, _chosen(a)) for a in legal if a.get("type") == kind}
     if len(options) < 2:
         return None
     rows = (rank or ranker)(view, legal)
@@ -151,12 +174,13 @@ def grade_decision(
         return None
     by_key = {}
     for row in rows:
-        by_key.setdefault(_key(row["cards"]), row)
-    chosen = by_key.get(_key(_chosen(action)))
+        by_key.setdefault(_key(kind, row["cards"]), row)
+    chosen = by_key.get(_key(kind, _chosen(action)))
     if chosen is None:
         return None
     best = rows[0]
-    direction = 1.0 if rows[0]["value"] >= rows[-1]["value"] else -1.0
+    first, last = (r.get("score", r["value"]) for r in (rows[0], rows[-1]))
+    direction = 1.0 if first >= last else -1.0
     cost = max(0.0, direction * (best["value"] - chosen["value"]))
     out: dict[str, Any] = {
         "kind": kind, "chosen": _chosen(action), "best": list(best["cards"]),
@@ -174,6 +198,9 @@ def grade_decision(
     out["cost"] = 0.0 if exact else max(EXACT, round(min(cost, COST_CAP), 3))
     if exact:
         out["best"] = list(out["chosen"])
+        out["best_value"] = out["chosen_value"]
+        if "win_cost" in out:
+            out["win_cost"] = 0.0
     return out
 
 

@@ -244,8 +244,88 @@ def test_a_game_graded_by_the_expert_near_its_end() -> None:
     assert late and {m["kind"] for m in late} == {"discard", "play"}
     for m in late:
         if m["win_cost"] < grading.WIN_EXACT:
-            assert m["cost"] == 0 and m["best"] == m["chosen"]
+            # as good as the best: its own best, with its own value, nothing given up
+            assert m["cost"] == 0 and m["best"] == m["chosen"] and m["win_cost"] == 0
+            assert m["best_value"] == m["chosen_value"]
         else:
             assert m["win_cost"] - 1e-3 <= m["cost"] <= min(
                 grading.COST_CAP, m["win_cost"] / grading.HOLE_FLOOR + 1e-3)
             assert m["best"] != m["chosen"]
+
+
+def _play_decisions(options: engine.GameOptions, name: str, games: int = 3
+                    ) -> list[tuple[dict, list[dict]]]:
+    """Every play decision (view, legal) of ``games`` games the grader's level plays against
+    itself."""
+    seen: list[tuple[dict, list[dict]]] = []
+
+    def record(view, legal, seat, n):  # noqa: ANN001, ANN202
+        if view["phase"] == "play":
+            seen.append((view, legal))
+        return decide(view, legal, grading.GRADER_LEVEL), False
+
+    for game in range(games):
+        play(options, seeds_for(f"{name}-{game}"), record)
+    return seen
+
+
+def _rank(card: str) -> int:
+    return engine.Card.parse(card).rank
+
+
+@pytest.mark.parametrize("players,lowball", [(3, False), (2, True), (4, False)])
+def test_cards_of_one_rank_are_one_choice_in_the_play(players: int, lowball: bool) -> None:
+    """The play never counts a suit (docs/rules.md §3): cards of one rank are one choice, so
+    a turn whose cards are all one rank is not graded, ``choices`` counts ranks, and the
+    best rank laid in another suit is the best."""
+    options = engine.GameOptions(players=players, target=121, lowball=lowball)
+    only_one_rank = mixed = 0
+    for view, legal in _play_decisions(options, f"ranks{players}{lowball}"):
+        cards = [a["card"] for a in legal if a["type"] == "play"]
+        ranks = {_rank(c) for c in cards}
+        graded = [grading.grade_decision(view, legal, {"type": "play", "card": c})
+                  for c in cards]
+        if len(ranks) == 1:
+            only_one_rank += len(cards) > 1
+            assert graded == [None] * len(cards)
+            continue
+        if len(cards) > len(ranks):
+            mixed += 1
+        best = grading.ranker(view, legal)[0]["cards"][0]
+        for card, g in zip(cards, graded, strict=True):
+            assert g is not None and g["choices"] == len(ranks)
+            if _rank(card) == _rank(best):
+                assert g["cost"] == 0 and g["best"] == [card]
+                assert g["best_value"] == g["chosen_value"]
+    assert only_one_rank and mixed  # the seeds reach both cases
+
+
+@pytest.mark.parametrize("players,lowball", [(3, False), (2, True), (4, False)])
+def test_a_tie_break_costs_nothing(players: int, lowball: bool) -> None:
+    """Where the expert plays as ``standard`` (3 or 4 players, Lowball), a card's cost is
+    its points without ``standard``'s tie-breaks (keep low cards, never lead a five, lead
+    from a pair; high cards first in Lowball): a card that differs from the computer's
+    choice only by a tie-break costs nothing, and the computer's own choice never costs."""
+    from engine.computer import suggest
+    from engine.computer.pegging import rank_plays
+
+    options = engine.GameOptions(players=players, target=121, lowball=lowball)
+    tie_only = 0
+    for view, legal in _play_decisions(options, f"ties{players}{lowball}"):
+        cards = [a["card"] for a in legal if a["type"] == "play"]
+        if len({_rank(c) for c in cards}) < 2:
+            continue
+        top = suggest(view, legal, grading.GRADER_LEVEL)["best"]["card"]
+        with_ties = {r["card"]: r["value"] for r in rank_plays(view, legal)}
+        points = {r["card"]: r["value"] for r in rank_plays(view, legal, tiebreaks=False)}
+        for card in cards:
+            g = grading.grade_decision(view, legal, {"type": "play", "card": card})
+            gap = points[top] - points[card]
+            if gap < grading.EXACT:
+                assert g["cost"] == 0 and g["best"] == [card], (card, top, g)
+                if _rank(card) != _rank(top) and with_ties[card] < with_ties[top] - 0.01:
+                    tie_only += 1
+            else:
+                assert g["cost"] == pytest.approx(min(grading.COST_CAP, gap), abs=2e-3)
+                assert g["best"] == [top]
+    assert tie_only  # the seeds reach a card worse only by a tie-break

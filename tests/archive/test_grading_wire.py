@@ -5,13 +5,16 @@ game is archived, ``GET /api/games/{id}`` carries its grading (graded once, off 
 loop, in the grader's process pool) with the player's accuracy and the moves that cost
 points, and the player's profile the average accuracy. A grading lost (its rows deleted:
 the process died before it wrote them) is graded again, the same, on the next read — or
-by the sweep a process runs after its start.
+by the sweep a process runs after its start; a grading whose process was killed is made
+again at once in a new one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
 
 import httpx
 from crib_wire import ThreadServer, play_seat
@@ -98,6 +101,23 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -
                 assert await grader.sweep() == 1
                 assert await grader.sweep() == 0
                 assert await grader.stored(game_id) == grading
+
+                # Lost once more, and the grading process killed (an operator, the OOM
+                # killer): the grading is made again at once in a new process.
+                async with db.begin() as conn:
+                    await conn.execute(delete(game_seat_grades))
+                    await conn.execute(delete(game_gradings))
+                executor = grader._executor()
+                worker = await asyncio.wrap_future(executor.submit(os.getpid))
+                os.kill(worker, signal.SIGKILL)
+                for _ in range(500):  # the executor notices the death by itself
+                    if getattr(executor, "_broken", False):
+                        break
+                    await asyncio.sleep(0.01)
+                assert executor._broken
+                assert await asyncio.wait_for(grader.ensure(game_id), 60) == grading
+                assert await grader.stored(game_id) == grading
+                assert grader.failures == 0
             finally:
                 await grader.stop()
     finally:
