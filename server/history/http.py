@@ -164,7 +164,8 @@ async def page(request: Request) -> Response:
 ROUTES = [
     Route("/api/players/{player}", profile, methods=["GET"]),
     Route("/api/players/{player}/games", games_page, methods=["GET"]),
-    Route("/p/{player}", page, methods=["GET"]),
-    Route("/replay/{game}", page, methods=["GET"]),
+    # Any id at all, a "/" in it too: the page says it is not found, in its language.
+    Route("/p/{player:path}", page, methods=["GET"]),
+    Route("/replay/{game:path}", page, methods=["GET"]),
 ]
 """The routes ``server.app`` splices in."""

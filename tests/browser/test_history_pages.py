@@ -216,8 +216,13 @@ def test_an_address_naming_no_game_or_player_says_so(archive_server: Any, new_pa
                 ("/replay/nonexistent", ".replay-error", "verify.error_game_not_found"),
                 ("/replay/aaaaaaaaaaaaaaaa", ".replay-error", "verify.error_game_not_found"),
                 ("/replay/%C3%A6%20x", ".replay-error", "verify.error_game_not_found"),
+                ("/replay/" + "a" * 300, ".replay-error", "verify.error_game_not_found"),
+                ("/replay/%3Cb%3Ex%3C%2Fb%3E", ".replay-error", "verify.error_game_not_found"),
+                ("/replay/a/b/", ".replay-error", "verify.error_game_not_found"),
                 ("/p/n%C3%B8", ".profile-error", "profile.error_player_not_found"),
-                ("/p/" + "x" * 80, ".profile-error", "profile.error_player_not_found")):
+                ("/p/" + "x" * 80, ".profile-error", "profile.error_player_not_found"),
+                ("/p/" + "x" * 300, ".profile-error", "profile.error_player_not_found"),
+                ("/p/x%2Fy", ".profile-error", "profile.error_player_not_found")):
             page.goto(f"{archive_server.url}{path}")
             page.wait_for_selector(selector)
             assert page.text_content(selector) == words[key], path

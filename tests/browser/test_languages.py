@@ -228,3 +228,25 @@ def test_a_whole_game_in_danish_and_swedish(live_server: Any, new_page: Any, scr
       p.textContent = 'Your turn — the count is 5.'; document.querySelector('main').append(p); }""")
     with pytest.raises(AssertionError, match="English on the page"):
         check(me, "planted English")
+
+
+def test_the_table_s_own_lines_follow_a_change_of_language(live_server: Any,
+                                                           new_page: Any) -> None:
+    """The log's lines of the page's own ("You are at seat 1.") are translated when shown,
+    so switching the language at the table changes them with the rest: a Danish table
+    switched to Swedish has no Danish line left, and back."""
+    me = new_page(locale="da-DK")
+    create_table(me, live_server.url, "Mette", target="61", seats={1: "standard"})
+    me.wait_for_selector("#table[data-phase=discard]")
+    words = {lang: json.loads((STATIC / f"{lang}.json").read_text(encoding="utf-8"))
+             for lang in ("da", "sv")}
+    line = {lang: words[lang]["log.at_seat"].format(n=1) for lang in words}
+    log = ".log-panel .log"
+    me.wait_for_function("([s, t]) => document.querySelector(s)?.innerText.includes(t)",
+                         arg=[log, line["da"]])
+    for lang, other in (("sv", "da"), ("da", "sv")):
+        me.select_option("#lang", lang)
+        me.wait_for_function("l => document.documentElement.lang === l", arg=lang)
+        me.wait_for_function("([s, t]) => document.querySelector(s)?.innerText.includes(t)",
+                             arg=[log, line[lang]])
+        assert line[other] not in me.inner_text(log)

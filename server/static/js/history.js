@@ -38,8 +38,11 @@ export async function getJson(url) {
     body = null;
   }
   if (!res.ok) {
-    const error = new Error(body?.error?.code || "internal");
-    error.code = body?.error?.code || "internal";
+    // A 404 without the API's own body: an id the API's routes cannot take at all (one
+    // holding a "/"), which is as unknown as any other.
+    const code = body?.error?.code || (res.status === 404 ? "not_found" : "internal");
+    const error = new Error(code);
+    error.code = code;
     throw error;
   }
   return body;
@@ -239,7 +242,8 @@ export function profilePage(root, playerId, { topBar, render }) {
   const known = new Set(["player_not_found", "player_deleted", "profile_private", "too_many_history_reads"]);
   const fail = (err) => {
     state.loading = false;
-    state.error = known.has(err.code) ? err.code : "unavailable";
+    const code = err.code === "not_found" ? "player_not_found" : err.code;
+    state.error = known.has(code) ? code : "unavailable";
     draw();
   };
   async function more() {
@@ -336,7 +340,8 @@ export function archivedReplayPage(root, gameId, { topBar, render }) {
       state.replay = { data: null, step: 0 };
     } catch (err) {
       const known = ["game_not_found", "too_many_game_reads"];
-      state.error = err instanceof ReplayError ? "damaged" : (known.includes(err.code) ? err.code : "unavailable");
+      const code = err.code === "not_found" ? "game_not_found" : err.code;
+      state.error = err instanceof ReplayError ? "damaged" : (known.includes(code) ? code : "unavailable");
       draw();
       return;
     }

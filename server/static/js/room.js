@@ -181,8 +181,10 @@ export function roomPage(root, roomId) {
     for (const m of frame.missed || []) story.add(m.version, m.events);
     if (!state.greeted) {
       state.greeted = true;
-      if (state.seat === null) story.addLocal(frame.version, t("log.watching"), "presence");
-      else story.addLocal(frame.version, t("log.at_seat", { n: state.seat + 1 }), "presence", state.seat);
+      // Translated when shown (a function), so that a change of language reaches it.
+      const n = state.seat === null ? null : state.seat + 1;
+      if (n === null) story.addLocal(frame.version, () => t("log.watching"), "presence");
+      else story.addLocal(frame.version, () => t("log.at_seat", { n }), "presence", state.seat);
     }
     fillStory(client);
   }
@@ -239,7 +241,8 @@ export function roomPage(root, roomId) {
     if (!old || old.connected === frame.connected) return;
     const names = currentNames();
     const key = frame.connected ? "log.connected" : "log.disconnected";
-    state.story.addLocal(state.version, t(key, { who: names.seat(frame.seat), form: names.form(frame.seat) }), "presence");
+    const who = names.seat(frame.seat), form = names.form(frame.seat);
+    state.story.addLocal(state.version, () => t(key, { who, form }), "presence");
   }
 
   /** The server does not know the kept player (deleted, say): forget it, make a new one
@@ -1073,13 +1076,13 @@ export function roomPage(root, roomId) {
     // that adds up to the expected total.
     const rest = c.expected - c.hand - (typeof c.play === "number" ? c.play : 0);
     const crib = Math.abs(rest - c.crib) <= Math.abs(rest + c.crib) ? c.crib : -c.crib;
-    return { cards: cardsShort(c.cards), points: formatNumber(c.expected, 1),
+    return { cards: cardsShort(sortCards(c.cards)), points: formatNumber(c.expected, 1),
       hand: formatNumber(c.hand, 1), crib: formatNumber(crib, 1) };
   }
 
   function choicePoints(c) {
     if (typeof c.hand !== "number" || typeof c.crib !== "number") {
-      return t("hint.choice", { cards: cardsShort(c.cards), points: formatNumber(c.expected, 1) });
+      return t("hint.choice", { cards: cardsShort(sortCards(c.cards)), points: formatNumber(c.expected, 1) });
     }
     const parts = choiceParts(c);
     if (typeof c.play === "number") return t("hint.choice_why_play", { ...parts, play: formatNumber(c.play, 1) });
@@ -1093,7 +1096,7 @@ export function roomPage(root, roomId) {
     if (hint.kind === "unavailable") body = hint.text;
     else if (hint.kind === "discard" && hint.best) {
       const top = (hint.choices || []).slice(0, 3);
-      body = h("span", {}, t(hint.goal === "fewest" ? "hint.discard_fewest" : "hint.discard", { cards: cardsShort(hint.best.cards) }),
+      body = h("span", {}, t(hint.goal === "fewest" ? "hint.discard_fewest" : "hint.discard", { cards: cardsShort(sortCards(hint.best.cards)) }),
         top.length ? h("ol", { class: "hint-choices" }, top.map((c, i) =>
           h("li", {}, choiceWhy(c), " ",
             // One click picks the suggested cards; "lay away" still confirms.
@@ -1266,7 +1269,7 @@ export function roomPage(root, roomId) {
     const lines = storyLines(names, events);
     // The page's own lines (presence) go where they happened (Story.localPosition); the
     // sort is stable, so lines at one place keep their order.
-    for (const l of story.local) lines.push({ at: story.localPosition(l, events), text: l.text, kind: l.kind });
+    for (const l of story.local) lines.push({ at: story.localPosition(l, events), text: story.localText(l), kind: l.kind });
     lines.sort((a, b) => a.at - b.at);
     const shown = lines.slice(-LOG_LINES);
     return h("section", { class: "panel log-panel", "aria-labelledby": "log-h" },

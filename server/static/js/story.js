@@ -45,6 +45,12 @@ export class Story {
     if (this.local.length > 200) this.local.splice(0, this.local.length - 200);
   }
 
+  /** A local line's text: `text` itself, or what it gives when it is a function (a line
+   * translated when shown, so that a change of language reaches it). */
+  localText(line) {
+    return typeof line.text === "function" ? line.text() : line.text;
+  }
+
   /** Whether every version from the game's start to `upto` is here. */
   completeTo(upto) {
     if (this.first === null) return true;
