@@ -1022,10 +1022,13 @@ class ChatMessage(_Model):
 
     id: int = Field(ge=1, description="1, 2, 3 … within the room")
     at: int = Field(ge=0, description="when it was said, Unix ms")
-    name: str = Field(description="the author's display name")
+    name: str | None = Field(description="the author's display name; null only in the "
+                             "archive (GET /api/games/{id}), for a player who has deleted "
+                             "themself")
     seat: int | None = Field(description="the author's seat, or null: a spectator")
     player: str | None = Field(
-        description="the author's player id, or null when their profile is private")
+        description="the author's player id, or null when their profile is private (in "
+        "the archive: private now) or, in the archive, they have deleted themself")
     audience: Literal["table", "spectators"] = Field(
         description="who hears it: the whole table, or the spectators only (a spectator's "
         "message during a game)")

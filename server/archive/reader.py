@@ -49,6 +49,10 @@ class ArchivedGame:
     chat: list[dict[str, Any]] = field(default_factory=list)
     """The table talk of the game as stored (``game_chat``: entries with their author's
     ``by`` and, once a moderator hid them, ``"hidden": true``)."""
+    authors: dict[str, str] = field(default_factory=dict)
+    """What the talk's authors are now, by player id (their ``by``): ``"deleted"`` (they
+    deleted themself) or ``"private"`` (their profile is private); a public player is not
+    listed. Read with the game, so that a change since the talk reaches it."""
 
 
 @dataclass(frozen=True)
@@ -106,8 +110,19 @@ class ArchiveReader:
                 match = dict(found) if found is not None else None
             talk = (await conn.execute(select(game_chat.c.messages).where(
                 game_chat.c.game_id == game_id))).scalar()
-        return ArchivedGame(dict(row._mapping), seat_rows, deal_rows, log, match,
-                            jsontext.loads(talk) if talk else [])
+            chat = jsontext.loads(talk) if talk else []
+            authors: dict[str, str] = {}
+            ids = sorted({str(e["by"]) for e in chat if e.get("by")})
+            if ids:
+                for pid, private, deleted in (await conn.execute(
+                        select(players.c.id, players.c.private, players.c.deleted_at)
+                        .where(players.c.id.in_(ids)))).all():
+                    if deleted is not None:
+                        authors[pid] = "deleted"
+                    elif private:
+                        authors[pid] = "private"
+        return ArchivedGame(dict(row._mapping), seat_rows, deal_rows, log, match, chat,
+                            authors)
 
     async def hide_chat(self, room_id: str, message_id: int) -> bool:
         """Mark message ``message_id`` of room ``room_id`` hidden in every archived game of

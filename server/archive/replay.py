@@ -9,7 +9,8 @@ over.
 
 A seat whose player deleted themself (issue 18 point 6) shows no name and ``deleted: true``
 ("a deleted player"), and its name is scrubbed from the events too (``seat_taken``,
-``computer_standin``: ``name`` null).
+``computer_standin``: ``name`` null) and from the table talk (``name`` and ``player`` null);
+the talk of a player whose profile is private now has ``player`` null.
 """
 
 from __future__ import annotations
@@ -82,8 +83,23 @@ def replay_body(archived: ArchivedGame) -> dict[str, Any]:
             ],
         },
         "match": _match(archived),
-        "chat": [chat_rules.public(e) for e in archived.chat if not e.get("hidden")],
+        "chat": [_talk(e, archived.authors) for e in archived.chat if not e.get("hidden")],
     }
+
+
+def _talk(entry: dict[str, Any], authors: dict[str, str]) -> dict[str, Any]:
+    """A chat entry as readers get it (``chat.rules.public``), its author as they are now:
+    a player who deleted themself has ``name`` and ``player`` null ("a deleted player"), a
+    player whose profile is private ``player`` null, so that their id is never shown
+    beside their name (as at the table)."""
+    out = chat_rules.public(entry)
+    now = authors.get(str(entry.get("by") or ""))
+    if now == "deleted":
+        out["name"] = None
+        out["player"] = None
+    elif now == "private":
+        out["player"] = None
+    return out
 
 
 def _match(archived: ArchivedGame) -> dict[str, Any] | None:

@@ -21,6 +21,7 @@ import pytest
 from crib_wire import ThreadServer, audit_frames, play_seat
 
 from protocol.client import Client, ClientError
+from protocol.http import ArchivedGameBody
 from server.settings import Settings
 
 REDIS_URL = os.environ.get("CRIBBAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -337,6 +338,30 @@ async def test_a_game_with_talk_hides_nothing_and_is_archived_with_it(servers) -
         assert all("by" not in m for m in talk_kept)
         assert [m["id"] for m in talk_kept] == sorted(m["id"] for m in talk_kept)
         assert not any(c.problems for c in (p0, p1, watcher))
+
+        # Bo's profile goes private and Cy deletes themself: the archive's talk shows Bo's
+        # name without his id, and Cy as a deleted player (neither name nor id).
+        async with httpx.AsyncClient() as http:
+            def auth(made: dict) -> dict:
+                return {"Authorization": f"Player {made['id']}.{made['secret']}"}
+            assert (await http.patch(f"{a.http}/api/players/me", json={"private": True},
+                                     headers=auth(bo))).status_code == 200
+            assert (await http.delete(f"{a.http}/api/players/me",
+                                      headers=auth(cy))).status_code == 204
+            later = (await http.get(f"{b.http}/api/games/{game_id}")).json()["chat"]
+        assert [m["id"] for m in later] == [m["id"] for m in talk_kept]
+        for before, now in zip(talk_kept, later, strict=True):
+            if before["player"] == bo["id"]:
+                assert now["name"] == "Bo" and now["player"] is None
+            elif before["player"] == cy["id"]:
+                assert now["name"] is None and now["player"] is None
+            else:
+                assert now == before
+        authors = {m["player"] for m in talk_kept}
+        assert {anna["id"], bo["id"], cy["id"]} <= authors
+        assert not any(m["player"] in (bo["id"], cy["id"]) or m["name"] == "Cy"
+                       for m in later)
+        ArchivedGameBody.model_validate({**archived, "chat": later})
     finally:
         for c in (p0, p1, watcher):
             await c.close()

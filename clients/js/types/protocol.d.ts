@@ -1522,15 +1522,15 @@ export interface ChatMessage {
    */
   at: number;
   /**
-   * the author's display name
+   * the author's display name; null only in the archive (GET /api/games/{id}), for a player who has deleted themself
    */
-  name: string;
+  name: string | null;
   /**
    * the author's seat, or null: a spectator
    */
   seat: number | null;
   /**
-   * the author's player id, or null when their profile is private
+   * the author's player id, or null when their profile is private (in the archive: private now) or, in the archive, they have deleted themself
    */
   player: string | null;
   /**
