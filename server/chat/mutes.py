@@ -88,19 +88,22 @@ class MuteStore:
 
     async def muted_by(self, muter: str) -> list[dict[str, Any]]:
         """The players ``muter`` muted, newest first: ``[{"player", "name", "muted_at"}]``
-        (``name`` null for a player without one or deleted; ``muted_at`` ISO 8601, UTC)."""
+        (``name`` null for a player without one, deleted, or whose profile is private:
+        their id is never shown beside their name; ``muted_at`` ISO 8601, UTC)."""
         await self._ready()
-        query = (select(player_mutes.c.muted_id, player_mutes.c.created_at, players.c.name)
+        query = (select(player_mutes.c.muted_id, player_mutes.c.created_at, players.c.name,
+                        players.c.private)
                  .join(players, players.c.id == player_mutes.c.muted_id)
                  .where(player_mutes.c.muter_id == muter)
                  .order_by(player_mutes.c.created_at.desc(), player_mutes.c.muted_id))
         async with self.db.connect() as conn:
             rows = (await conn.execute(query)).all()
         out = []
-        for muted_id, at, name in rows:
+        for muted_id, at, name, private in rows:
             if at.tzinfo is None:
                 at = at.replace(tzinfo=UTC)
-            out.append({"player": muted_id, "name": name, "muted_at": at.isoformat()})
+            out.append({"player": muted_id, "name": None if private else name,
+                        "muted_at": at.isoformat()})
         return out
 
     async def not_heard(self, player: str) -> set[str]:

@@ -102,20 +102,23 @@ class BlockStore:
 
     async def blocked_by(self, blocker: str) -> list[dict[str, Any]]:
         """The players ``blocker`` blocked, newest first: ``[{"player", "name",
-        "blocked_at"}]`` (``name`` null for a player without one or deleted;
-        ``blocked_at`` ISO 8601, UTC)."""
+        "blocked_at"}]`` (``name`` null for a player without one, deleted, or whose profile
+        is private: their id is never shown beside their name; ``blocked_at`` ISO 8601,
+        UTC)."""
         await self._ready()
-        query = (select(player_blocks.c.blocked_id, player_blocks.c.created_at, players.c.name)
+        query = (select(player_blocks.c.blocked_id, player_blocks.c.created_at, players.c.name,
+                        players.c.private)
                  .join(players, players.c.id == player_blocks.c.blocked_id)
                  .where(player_blocks.c.blocker_id == blocker)
                  .order_by(player_blocks.c.created_at.desc(), player_blocks.c.blocked_id))
         async with self.db.connect() as conn:
             rows = (await conn.execute(query)).all()
         out = []
-        for blocked_id, at, name in rows:
+        for blocked_id, at, name, private in rows:
             if at.tzinfo is None:
                 at = at.replace(tzinfo=UTC)
-            out.append({"player": blocked_id, "name": name, "blocked_at": at.isoformat()})
+            out.append({"player": blocked_id, "name": None if private else name,
+                        "blocked_at": at.isoformat()})
         return out
 
     async def either_blocked(self, a: str, b: str) -> tuple[bool, bool]:

@@ -251,7 +251,9 @@ class SocialService:
         record = {
             "id": challenge_id or new_challenge_id(),
             "challenger": {"id": me, "name": session.name},
-            "challenged": {"id": target.id, "name": target.name},
+            # A private player's id is never shown beside their name: one challenged by
+            # id (from the leaderboard, say) is not named to the challenger.
+            "challenged": {"id": target.id, "name": None if target.private else target.name},
             "options": options, "room": room, "created": now,
             "expires": now + float(settings.challenge_seconds),
             "status": "pending", "room_id": None, "answered": None,

@@ -330,3 +330,36 @@ async def test_challenges_per_address(make_server: Any, tmp_path: Any) -> None:
     finally:
         await ann.close()
         await cy.close()
+
+
+async def test_a_private_player_is_never_named_beside_their_id(make_server: Any,
+                                                              tmp_path: Any) -> None:
+    """A player whose profile is private, known only by id (the leaderboard shows ids
+    without names), is not named by the lists of mutes and blocks nor by a challenge to
+    that id; a public player is."""
+    server = make_server(redis=False, data_dir=str(tmp_path), frame_rate=0)
+    ann_p = await new_player(server.http, "Ann")
+    bob_p = await new_player(server.http, "Bob")
+    zed_p = await new_player(server.http, "Zed Secret")
+    async with httpx.AsyncClient() as http:
+        made_private = await http.patch(f"{server.http}/api/players/me",
+                                        json={"private": True}, headers=auth(zed_p))
+        assert made_private.status_code == 200
+        for kind in ("mutes", "blocks"):
+            url = f"{server.http}/api/players/me/{kind}"
+            for who in (bob_p, zed_p):
+                assert (await http.put(f"{url}/{who['id']}", headers=auth(ann_p))
+                        ).status_code == 200
+            listed = (await http.get(url, headers=auth(ann_p))).json()[kind]
+            names = {row["player"]: row["name"] for row in listed}
+            assert names == {bob_p["id"]: "Bob", zed_p["id"]: None}, kind
+            for who in (bob_p, zed_p):
+                await http.delete(f"{url}/{who['id']}", headers=auth(ann_p))
+    ann = await Client.connect(server.ws, name="Ann", player=ann_p)
+    try:
+        sent = await challenge(ann, zed_p)
+        assert sent["challenge"]["challenged"] == {"id": zed_p["id"], "name": None}
+        sent = await challenge(ann, bob_p)
+        assert sent["challenge"]["challenged"] == {"id": bob_p["id"], "name": "Bob"}
+    finally:
+        await ann.close()
