@@ -238,7 +238,9 @@ class ArchivedGameBody(_Model):
 
     format: Literal["cribbage-replay"]
     format_version: Literal[1]
-    room: str
+    room: str = Field(description="The room's name in the archive: derived from its id, the "
+                      "same for every game of the room, never its link (a private table "
+                      "stays reachable by its link only).")
     game: int = Field(ge=1, description="The game's number in its room.")
     saved_at: str = Field(description="When the game was archived (ISO 8601, UTC).")
     options: Options

@@ -15,6 +15,8 @@ the talk of a player whose profile is private now has ``player`` null.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +30,15 @@ def _iso(value: datetime) -> str:
     if value.tzinfo is None:  # SQLite gives UTC back without its zone
         value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def room_alias(room_id: str) -> str:
+    """The name the archive gives a game's room: 16 characters of ``[a-z2-7]`` derived from
+    its id by SHA-256, the same for every game of the room, and no way to reach it. A
+    room's id is its link, and a private table must stay reachable by its link only (the
+    archive is read by anyone who knows a game's id, from a public player's history)."""
+    digest = hashlib.sha256(b"cribbage/archive-room/" + room_id.encode()).digest()
+    return base64.b32encode(digest).decode("ascii").lower()[:16]
 
 
 def replay_body(archived: ArchivedGame) -> dict[str, Any]:
@@ -55,7 +66,7 @@ def replay_body(archived: ArchivedGame) -> dict[str, Any]:
     return {
         "format": "cribbage-replay",
         "format_version": 1,
-        "room": game["room_id"],
+        "room": room_alias(game["room_id"]),
         "game": game["game_number"],
         "saved_at": _iso(game["archived_at"]),
         "options": game["options"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from crib_wire import ThreadServer
 
 from protocol.http import ArchivedGameBody
 from server.archive.outbox import game_id
+from server.archive.replay import room_alias
 from server.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "js"))
@@ -89,7 +91,11 @@ def test_an_archived_game_is_served_with_seeds_that_check_out(kind, tmp_path, re
             time.sleep(0.1)
         body = answer.json()
         ArchivedGameBody.model_validate(body)
-        assert body["room"] == room and body["game_id"] == gid and body["status"] == "finished"
+        assert body["game_id"] == gid and body["status"] == "finished"
+        # The room by its archive name, never its id: the id is the table's link.
+        assert body["room"] == room_alias(room) and room not in answer.text
+        assert re.fullmatch(r"[a-z2-7]{16}", body["room"])
+        assert httpx.get(f"{server.http}/api/rooms/{body['room']}").status_code == 404
         assert body["result"]["scores"] == body["scores"] and max(body["scores"]) == 61
         assert [s["kind"] for s in body["seats"]] == ["computer", "computer"]
         assert body["versions"][0]["version"] == body["first"]
