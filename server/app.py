@@ -552,7 +552,7 @@ async def room_summary(request: Request) -> Response:
             return _too_many("too_many_room_reads", "this address read too many room "
                              "summaries; retry after Retry-After seconds", ticket.wait)
     room_id = request.path_params["room"]
-    if not re.match(ROOM_ID_PATTERN, room_id):
+    if not re.fullmatch(ROOM_ID_PATTERN, room_id):
         return _error(404, "room_not_found", "no such room")
     record, _ = await services.store.load(room_id)
     if record is None:
@@ -602,7 +602,7 @@ async def archived_game(request: Request) -> Response:
     if refused is not None:
         return refused
     game_id = request.path_params["game"]
-    if not re.match(GAME_ID_PATTERN, game_id):
+    if not re.fullmatch(GAME_ID_PATTERN, game_id):
         return _error(404, "game_not_found", "no such game")
     reader = _services(request).archive
     try:

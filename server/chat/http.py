@@ -39,7 +39,7 @@ def _chat(request: Request):  # noqa: ANN202
 
 def _target(request: Request) -> str:
     target = request.path_params["player"]
-    if not re.match(PLAYER_ID_PATTERN, target):
+    if not re.fullmatch(PLAYER_ID_PATTERN, target):
         raise ApiError(404, "player_not_found", "no such player")
     return target
 

@@ -69,7 +69,7 @@ async def _player(request: Request) -> tuple[dict[str, Any] | None, Response | N
     if refused is not None:
         return None, refused
     player_id = request.path_params["player"]
-    if not re.match(PLAYER_ID_PATTERN, player_id):
+    if not re.fullmatch(PLAYER_ID_PATTERN, player_id):
         return None, _error(404, "player_not_found", "no such player")
     db = request.state.services.database
     query = select(players.c.id, players.c.name, players.c.private, players.c.deleted_at

@@ -102,7 +102,7 @@ async def list_reports(request: Request) -> Response:
 
 def _report_id(request: Request) -> str:
     report_id = request.path_params["report"]
-    if not re.match(REPORT_ID_PATTERN, report_id):
+    if not re.fullmatch(REPORT_ID_PATTERN, report_id):
         raise ApiError(404, "report_not_found", "no such report")
     return report_id
 

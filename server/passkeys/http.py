@@ -335,7 +335,7 @@ async def delete_passkey(request: Request) -> Response:
                      "pages of this origin may not use passkeys here (allowed_origins)")
     player = await player_from_request(request)
     credential_id = request.path_params["passkey"]
-    if not re.match(CREDENTIAL_ID_PATTERN, credential_id) or not await _db(
+    if not re.fullmatch(CREDENTIAL_ID_PATTERN, credential_id) or not await _db(
             passkey_store(request).remove(player.id, credential_id)):
         raise _error(404, "passkey_not_found", "this player holds no passkey of that id")
     return Response(status_code=204)

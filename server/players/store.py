@@ -241,7 +241,7 @@ class PlayerStore:
 
     async def get(self, player_id: str) -> Player | None:
         """The player of that id (deleted ones too: :attr:`Player.deleted`), or None."""
-        if not re.match(PLAYER_ID_PATTERN, player_id or ""):
+        if not re.fullmatch(PLAYER_ID_PATTERN, player_id or ""):
             return None
         await self._ready()
         async with self.db.connect() as conn:
@@ -255,7 +255,7 @@ class PlayerStore:
         (``hmac.compare_digest``) against each of the player's credentials; the matching
         credential's ``last_used_at`` is brought up to date (at most every
         :data:`LAST_USED_RESOLUTION`)."""
-        if not re.match(PLAYER_ID_PATTERN, player_id or "") or not re.match(
+        if not re.fullmatch(PLAYER_ID_PATTERN, player_id or "") or not re.fullmatch(
                 SECRET_PATTERN, secret or ""):
             return None
         await self._ready()

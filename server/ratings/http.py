@@ -52,7 +52,7 @@ async def leaderboard(request: Request) -> Response:
     if kind not in TABLE_KINDS:
         return _error(404, "bad_table_kind", "the table kind is one of 2, 3, 4, 2x2")
     who = request.query_params.get("around")
-    if who is not None and not re.match(PLAYER_ID_PATTERN, who):
+    if who is not None and not re.fullmatch(PLAYER_ID_PATTERN, who):
         return _error(400, "bad_around_player", "around is not a player id")
     db = request.state.services.database
     me = near = None
