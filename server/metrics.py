@@ -275,6 +275,10 @@ class _Collector(Collector):
             yield CounterMetricFamily("cribbage_grading_failures", "Gradings that failed "
                                       "(the pool or the database; a later read grades the "
                                       "game)", value=grader.failures)
+            yield CounterMetricFamily("cribbage_gradings_deferred", "Archived games not "
+                                      "scheduled for grading because too many waited (a "
+                                      "read or the next start's sweep grades them)",
+                                      value=grader.deferred)
         chat = getattr(s, "chat", None)
         if chat is not None:
             yield CounterMetricFamily("cribbage_chat_messages", "Chat messages said through "

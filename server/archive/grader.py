@@ -51,6 +51,11 @@ log = logging.getLogger(__name__)
 SWEEP_BATCH = 50
 """Games :meth:`Grader.sweep` grades at most, newest first."""
 
+MAX_SCHEDULED = 200
+"""Gradings :meth:`Grader.schedule` keeps waiting at most (each holds its game's log in
+memory while the one worker grades the games before it); past it a newly archived game is
+graded on its first read or by the next start's sweep instead."""
+
 BROKEN_POOL_RETRIES = 1
 """How many times a grading whose worker process died is run again at once, in a new
 process."""
@@ -89,6 +94,8 @@ class Grader:
         """Games this process graded and wrote."""
         self.failures = 0
         """Gradings that failed (the pool or the database); tried again later."""
+        self.deferred = 0
+        """Newly archived games not scheduled because :data:`MAX_SCHEDULED` waited."""
 
     def _executor(self) -> ProcessPoolExecutor:
         """The pool, made at first use. Its worker is a fresh interpreter (``spawn``: never
@@ -117,7 +124,12 @@ class Grader:
         task.add_done_callback(self._tasks.discard)
 
     def schedule(self, game_id: str) -> None:
-        """Grade game ``game_id`` soon, in a task of this process (after the archive)."""
+        """Grade game ``game_id`` soon, in a task of this process (after the archive); not
+        when :data:`MAX_SCHEDULED` gradings already wait (the game is graded on its first
+        read, or by the next start's sweep)."""
+        if len(self._tasks) >= MAX_SCHEDULED:
+            self.deferred += 1
+            return
         self._spawn(self._quietly(game_id))
 
     async def _quietly(self, game_id: str) -> None:

@@ -125,3 +125,36 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -
             await player.close()
         await db.close()
         server.stop()
+
+
+async def test_at_most_max_scheduled_gradings_wait(monkeypatch) -> None:
+    """Games archived faster than the one grading worker grades them do not pile up in
+    memory: past ``MAX_SCHEDULED`` waiting, a new game is left to its first read (or the
+    next start's sweep) and counted as deferred."""
+    from server.archive import grader as grader_module
+
+    monkeypatch.setattr(grader_module, "MAX_SCHEDULED", 3)
+    grader = Grader(db=None)  # type: ignore[arg-type]  # ensure is replaced below
+    gate = asyncio.Event()
+    started: list[str] = []
+
+    async def ensure(game_id: str) -> None:
+        started.append(game_id)
+        await gate.wait()
+
+    monkeypatch.setattr(grader, "ensure", ensure)
+    try:
+        for i in range(5):
+            grader.schedule(f"g{i}")
+        await asyncio.sleep(0.05)
+        assert started == ["g0", "g1", "g2"] and grader.deferred == 2
+        gate.set()
+        for _ in range(100):
+            if not grader._tasks:
+                break
+            await asyncio.sleep(0.01)
+        grader.schedule("g5")  # room again
+        await asyncio.sleep(0.05)
+        assert started[-1] == "g5" and grader.deferred == 2
+    finally:
+        await grader.stop()
