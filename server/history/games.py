@@ -45,7 +45,9 @@ def read_cursor(cursor: str) -> tuple[datetime, str]:
     ended = datetime.fromisoformat(ended_text.replace("Z", "+00:00"))
     if ended.tzinfo is None:
         raise ValueError("not a cursor")
-    return ended, game_id
+    # The same moment written with another offset is the same cursor (the archive's times
+    # are compared in UTC).
+    return ended.astimezone(UTC), game_id
 
 
 def result_of(seat: dict[str, Any], status: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import httpx
@@ -242,6 +242,15 @@ async def test_every_figure_of_a_profile_is_recomputed_from_the_logs(database) -
                 if page["next"] is None:
                     break
                 cursor = page["next"]
+                # The same moment with another offset is the same cursor.
+                moment, _, after = cursor.partition("~")
+                shifted = (datetime.fromisoformat(moment.replace("Z", "+00:00"))
+                           .astimezone(timezone(timedelta(hours=5))).isoformat())
+                again = await client.get("/api/players/p1/games", params={
+                    "limit": 3, "cursor": f"{shifted}~{after}"})
+                plain = await client.get("/api/players/p1/games", params={
+                    "limit": 3, "cursor": cursor})
+                assert again.status_code == 200 and again.json() == plain.json()
             assert seen == list(reversed(order))
             # a deleted player: their profile is gone; in others' games "a deleted player"
             async with database.begin() as conn:
