@@ -95,7 +95,7 @@ async def play(
         url: the server's WebSocket URL, e.g. ``ws://127.0.0.1:8000/ws``.
         room: the room id.
         seat: the seat to take (or resume, with ``token``).
-        level: ``easy`` or ``standard``.
+        level: ``easy``, ``standard`` or ``expert``.
         name: display name (default ``"Bot (<level>)"``).
         encoding: ``json`` or ``msgpack``.
         token: a player token to resume a seat held earlier.
@@ -218,9 +218,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("url", help="the server's WebSocket URL, e.g. ws://127.0.0.1:8000/ws")
     parser.add_argument("room", help="room id")
     parser.add_argument("seat", type=int, help="seat number (0..3)")
-    parser.add_argument("level", nargs="?", default="standard", choices=LEVELS,
+    parser.add_argument("level", nargs="?", default=None, choices=LEVELS,
                         help="easy, standard or expert (default standard)")
-    parser.add_argument("--level", dest="level_opt", choices=LEVELS, help="same as LEVEL")
+    parser.add_argument("--level", dest="level_opt", choices=LEVELS,
+                        help="same as LEVEL (give one or the other, or both the same)")
     parser.add_argument("--name", help="display name (default 'Bot (<level>)')")
     enc = parser.add_mutually_exclusive_group()
     enc.add_argument("--json", dest="encoding", action="store_const", const="json",
@@ -234,8 +235,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="reconnections in a row before giving up (default 50)")
     parser.add_argument("--log-level", default="warning", help="debug, info, warning, error")
     args = parser.parse_args(argv)
-    if args.level_opt:
-        args.level = args.level_opt
+    if args.level_opt and args.level and args.level_opt != args.level:
+        parser.error(f"LEVEL {args.level} and --level {args.level_opt} name different levels")
+    args.level = args.level_opt or args.level or "standard"
     args.encoding = args.encoding or "json"
     return args
 

@@ -110,6 +110,10 @@ def test_a_players_games_link_to_replays_whose_deals_verify(
         assert page.text_content("#verdict").strip() == _plural(
             words["verify.all_ok"], deals).format(n=deals)
         page.wait_for_selector("#replay-next")
+        # The arrow keys step the replay at once, with nothing focused yet.
+        assert page.evaluate("document.activeElement === document.body")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector(".replay[data-step='1']")
         page.click("#replay-last")
         assert page.locator(".replay-now").count() == 1
         page.wait_for_selector("#grading[data-state=graded]")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 from crib_wire import ROOT
 
 from protocol.bot import parse_args
@@ -52,3 +53,14 @@ def test_bot_arguments():
     assert (args.room, args.seat, args.level, args.encoding) == ("abcdEFGH12", 2, "easy", "json")
     args = parse_args(["ws://h/ws", "abcdEFGH12", "1", "--level", "standard", "--msgpack"])
     assert (args.level, args.encoding, args.rematches) == ("standard", "msgpack", 0)
+    assert parse_args(["ws://h/ws", "abcdEFGH12", "1"]).level == "standard"
+    assert parse_args(["ws://h/ws", "abcdEFGH12", "1", "expert", "--level", "expert"]
+                      ).level == "expert"
+
+
+def test_bot_refuses_two_different_levels(capsys):
+    """``LEVEL`` and ``--level`` naming different levels is an error, not a silent choice."""
+    with pytest.raises(SystemExit) as stop:
+        parse_args(["ws://h/ws", "abcdEFGH12", "0", "easy", "--level", "expert"])
+    assert stop.value.code == 2
+    assert "different levels" in capsys.readouterr().err

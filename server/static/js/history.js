@@ -10,7 +10,7 @@ import { api, loadPlayer } from "./player.js";
 import { codeText, describeOptions, makeNames } from "./describe.js";
 import { accuracyRows, gradingPanel } from "./grading.js";
 import { sendChallenge } from "./social.js";
-import { replayPanel } from "./replay.js";
+import { keysAnywhere, replayPanel } from "./replay.js";
 import { FORMAT, FORMAT_VERSION, ReplayError, checkReplay } from "./replaycheck.js";
 
 const PLAYER_KEY = "cribbage.player";
@@ -332,6 +332,7 @@ export function archivedReplayPage(root, gameId, { topBar, render }) {
     render(root, h("div", {}, topBar(),
       h("main", { class: "replay-page", id: "replay" }, h("h1", {}, t("replay.page_title")), content)));
   };
+  keysAnywhere(root, () => state.replay, draw);
   (async () => {
     try {
       const body = await getJson(`/api/games/${encodeURIComponent(gameId)}`);

@@ -290,6 +290,25 @@ function logPanel(data, step, table, names) {
 // -------------------------------------------------------------------- panel -----------
 const KEYS = { ArrowLeft: -1, ArrowRight: 1 };
 
+/**
+ * The arrow keys, Home and End step the replay with no control focused too: on a page just
+ * opened, or after a click on the felt (the focus is then on the body or the page's root).
+ * `current()` gives the page's replay (`{data, step}`, or null while there is none); a key
+ * moves its `step` and calls `draw`.
+ */
+export function keysAnywhere(root, current, draw) {
+  document.addEventListener("keydown", (e) => {
+    const replay = current();
+    if (!replay?.data || (e.target !== document.body && e.target !== root)) return;
+    const total = replaySteps(replay.data).length;
+    const to = keyStep(e, replay.step, total);
+    if (to === null) return;
+    e.preventDefault();
+    replay.step = Math.max(0, Math.min(total, to));
+    draw();
+  });
+}
+
 /** The step a key moves the replay to (the arrow keys step, Home and End jump), or null
  * for any other key, a key with a modifier, or a key meant for the slider or the log. */
 function keyStep(e, step, total) {
@@ -380,17 +399,7 @@ export function replayFilePage(root, { topBar, render: setPage }) {
     }
     draw();
   };
-  // Keys work with no control focused too (after a click on the felt, say: the focus is
-  // then on the page's root or the body).
-  document.addEventListener("keydown", (e) => {
-    if (!state.replay || (e.target !== document.body && e.target !== root)) return;
-    const total = replaySteps(state.replay.data).length;
-    const to = keyStep(e, state.replay.step, total);
-    if (to === null) return;
-    e.preventDefault();
-    state.replay.step = Math.max(0, Math.min(total, to));
-    draw();
-  });
+  keysAnywhere(root, () => state.replay, draw);
   const errorText = (err) => h("div", { class: "error replay-error", role: "alert" },
     h("p", {}, t(`replay.${err.code}`)),
     err.where ? h("p", { class: "replay-where" }, t("replay.where", { where: err.where })) : null);
