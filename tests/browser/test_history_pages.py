@@ -226,7 +226,8 @@ def test_an_address_naming_no_game_or_player_says_so(archive_server: Any, new_pa
                 ("/p/n%C3%B8", ".profile-error", "profile.error_player_not_found"),
                 ("/p/" + "x" * 80, ".profile-error", "profile.error_player_not_found"),
                 ("/p/" + "x" * 300, ".profile-error", "profile.error_player_not_found"),
-                ("/p/x%2Fy", ".profile-error", "profile.error_player_not_found")):
+                ("/p/x%2Fy", ".profile-error", "profile.error_player_not_found"),
+                ("/p/", ".profile-error", "profile.error_player_not_found")):
             page.goto(f"{archive_server.url}{path}")
             page.wait_for_selector(selector)
             assert page.text_content(selector) == words[key], path

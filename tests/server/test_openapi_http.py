@@ -23,7 +23,7 @@ from protocol import openapi
 from server.app import ROUTES
 
 NOT_API = {"/", "/r/{room}", "/rules", "/rules/{variant}", "/replay", "/link/{code}",
-           "/p/{player}", "/replay/{game}", "/you", "/leaderboard"}
+           "/p/{player:path}", "/replay/{game:path}", "/you", "/leaderboard"}
 """The web client's pages: not part of the HTTP API."""
 
 

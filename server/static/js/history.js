@@ -259,6 +259,7 @@ export function profilePage(root, playerId, { topBar, render }) {
   }
   (async () => {
     try {
+      if (!playerId) throw Object.assign(new Error("not_found"), { code: "not_found" }); // "/p/"
       const [profile, page] = [await getJson(base), await getJson(`${base}/games`)];
       const ratings = await getJson(`${base}/ratings`);
       const me = loadPlayer();

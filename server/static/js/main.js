@@ -36,7 +36,7 @@ const room = path.match(/^\/r\/([A-Za-z0-9_-]{4,32})\/?$/);
 const rules = path.match(/^\/rules(?:\/([^/]+))?\/?$/);
 // Any id at all: one that is not well formed gets the page's own "not found" (the API
 // answers it 404), not the start page under an address that names something else.
-const player = path.match(/^\/p\/(.+?)\/?$/);
+const player = path.match(/^\/p\/(.*?)\/?$/);
 const archived = path.match(/^\/replay\/(.+?)\/?$/);
 const own = (page, id) => {
   const draw = page(root, id, { topBar, render: replaceKeepingFocus });
