@@ -14,10 +14,9 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import signal
 
 import httpx
-from crib_wire import ThreadServer, play_seat
+from crib_wire import ThreadServer, kill_pool_worker, play_seat
 from sqlalchemy import delete
 
 from protocol.client import Client
@@ -109,12 +108,7 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -
                     await conn.execute(delete(game_gradings))
                 executor = grader._executor()
                 worker = await asyncio.wrap_future(executor.submit(os.getpid))
-                os.kill(worker, signal.SIGKILL)
-                for _ in range(500):  # the executor notices the death by itself
-                    if getattr(executor, "_broken", False):
-                        break
-                    await asyncio.sleep(0.01)
-                assert executor._broken
+                await kill_pool_worker(executor, worker)
                 assert await asyncio.wait_for(grader.ensure(game_id), 60) == grading
                 assert await grader.stored(game_id) == grading
                 assert grader.failures == 0

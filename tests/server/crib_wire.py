@@ -541,3 +541,14 @@ class PostgresServer:
     def remove(self) -> None:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+async def kill_pool_worker(executor: Any, pid: int) -> None:
+    """SIGKILL process ``pid`` of a ``ProcessPoolExecutor`` and wait (at most 5 s) until
+    the executor notices by itself that it is broken."""
+    os.kill(pid, signal.SIGKILL)
+    for _ in range(500):
+        if getattr(executor, "_broken", False):
+            break
+        await asyncio.sleep(0.01)
+    assert executor._broken

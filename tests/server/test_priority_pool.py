@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
+from crib_wire import kill_pool_worker
 
 from server.workers.priority import COMPUTERS_ONLY_HANDICAP_SECONDS, PriorityPool
 
@@ -193,13 +193,7 @@ async def test_a_process_that_dies_idle_is_replaced_at_the_next_job():
     pool = PriorityPool(1)
     try:
         first = await pool.run(os.getpid)
-        executor = pool._pool
-        os.kill(first, signal.SIGKILL)
-        for _ in range(500):  # the executor notices the death by itself
-            if getattr(executor, "_broken", False):
-                break
-            await asyncio.sleep(0.01)
-        assert executor._broken
+        await kill_pool_worker(pool._pool, first)
         second = await asyncio.wait_for(pool.run(os.getpid), 20)
         assert second not in (first, os.getpid())
         assert await asyncio.wait_for(pool.run(os.getpid), 20) == second
