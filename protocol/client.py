@@ -363,6 +363,25 @@ class Client:
             and (text is None or f["message"]["text"] == text.strip())), timeout, retry=False)
         return frame["message"]
 
+    async def hint(self, timeout: float = 10.0) -> dict[str, Any]:
+        """Ask for the ``expert`` computer's suggestion for this seat (``hint``; the room's
+        ``hints`` setting must allow it; docs/protocol.md "Hints").
+
+        Returns:
+            The ``hint`` frame: ``{"type": "hint", "room", "seat", "version", "suggestion"}``.
+            ``version`` is the room version the suggestion is for: while seats discard at
+            once another may move meanwhile, so it can be newer than this client's view.
+            A refusal for now (``busy`` or ``too_many_hints`` with ``retry_after``) is
+            asked again after it, within ``timeout`` seconds.
+
+        Raises:
+            ClientError: an ``error`` for the hint (``hints_disabled``, ``not_joined``, or a
+                refusal whose wait ends past ``timeout``, with its ``retry_after``).
+            TimeoutError: no answer within ``timeout`` seconds.
+        """
+        return await self.request({"type": "hint"}, lambda f: f["type"] == "hint" or (
+            f["type"] == "error" and f.get("ref") == "hint"), timeout)
+
     async def ping(self, nonce: str | int | None = None, timeout: float = 5.0) -> dict[str, Any]:
         """Ping; returns the ``pong``."""
         return await self.request(

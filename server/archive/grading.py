@@ -8,11 +8,13 @@ loop and keeps the result in the archive.
 
 How a game is graded (:func:`grade_game`): the archived log is replayed like
 ``server.archive.verify.replay`` does (packs stacked from the deals' seeds, entries applied
-in order). Before each logged ``discard`` or ``play`` of a seat, the seat's
-``engine.view(state, seat)`` and ``engine.legal_actions(state, seat)`` go to the ranking
-(:func:`ranker`); a decision with more than one distinct choice (discards as sets of cards,
-plays as ranks: a card's suit never counts in the play, docs/rules.md §3, and the hand it
-leaves is already fixed, so two cards of one rank are one choice) is recorded with its cost:
+in order, the state carrying the game's own number in the room: a rematch is game 2, and the
+``expert``'s search is seeded by it). Before each logged ``discard`` or ``play`` of a seat,
+the seat's ``engine.view(state, seat)`` and ``engine.legal_actions(state, seat)`` go to the
+ranking (:func:`ranker`); a decision with more than one distinct choice (discards as sets of
+cards, plays as ranks: a card's suit never counts in the play, docs/rules.md §3, and the
+hand it leaves is already fixed, so two cards of one rank are one choice) is recorded with
+its cost:
 
 * the **value** of a choice is the ranking's own figure in points: a discard's
   ``expected`` (kept hand plus or minus the crib, with two players plus the kept four's
@@ -156,12 +158,11 @@ def grade_decision(
 
     Returns:
         ``{"kind", "chosen": [cards], "best": [cards], "cost": float >= 0 (points),
-        "chosen_value", "best_value": float (the ranking's values: points, or near the end
-        a play's chance to win; a choice as good as the best is its own best, with its own
-        value and ``win_cost`` 0), "choices": int (distinct choices: a play's by rank)}``
-        plus ``"win_cost"``
-        (0..1, the chance to win it gave up; then ``cost`` is that chance in points) when
-        the ranking gave chances to win.
+        "chosen_value", "best_value": float (the ranking's values: points to 3 places, or
+        near the end a play's chance to win, to 4; a choice as good as the best is its own
+        best, with its own value and ``win_cost`` 0), "choices": int (distinct choices: a
+        play's by rank)}`` plus ``"win_cost"`` (0..1, the chance to win it gave up; then
+        ``cost`` is that chance in points) when the ranking gave chances to win.
     """
     kind = action.get("type")
     if kind not in GRADED_KINDS:
@@ -182,9 +183,12 @@ def grade_decision(
     first, last = (r.get("score", r["value"]) for r in (rows[0], rows[-1]))
     direction = 1.0 if first >= last else -1.0
     cost = max(0.0, direction * (best["value"] - chosen["value"]))
+    # Chances to win to 4 places, as the hint gives them; points to 3.
+    places = 4 if chosen.get("win") is not None else 3
     out: dict[str, Any] = {
         "kind": kind, "chosen": _chosen(action), "best": list(best["cards"]),
-        "chosen_value": round(chosen["value"], 3), "best_value": round(best["value"], 3),
+        "chosen_value": round(chosen["value"], places),
+        "best_value": round(best["value"], places),
         "choices": len(options),
     }
     exact = cost < EXACT
@@ -236,6 +240,10 @@ def grade_game(
         engine.RulesError: the log does not match its deals.
     """
     state, _ = stacked_start(options, entries, deal_seeds, "grading")
+    # The seat's view names the room's game (a rematch is game 2, 3, ...), and the
+    # computers' searches are seeded by it: the replay must show the same number, or the
+    # grader samples other holdings than the hint and the computer did.
+    state.game_number = game_number(entries)
     players = state.players
     moves = []
     for entry in entries[1:]:
@@ -252,6 +260,15 @@ def grade_game(
         state, _ = engine.apply(state, seat, action)
     return {"grader": GRADER_LEVEL, "moves": moves,
             "seats": summarize(players, moves, kinds)}
+
+
+def game_number(entries: list[dict[str, Any]]) -> int:
+    """The room's number of the archived game (1, then +1 per rematch and per game of a
+    match): its first entry's ``game_start`` event; 1 if it names none."""
+    for event in (entries[0].get("events") or ()) if entries else ():
+        if event.get("type") == "game_start" and isinstance(event.get("game_number"), int):
+            return max(1, event["game_number"])
+    return 1
 
 
 def accuracy(costs: list[float]) -> float | None:

@@ -48,7 +48,9 @@ compares the two.
 * ``game_gradings``, ``game_seat_grades`` (issue 22 point 4; migration 0010): a finished
   game graded against a computer level once (``server.archive.grader``): the graded moves
   of the game as one JSON array, and each seat's summary (decisions, exact, cost, accuracy)
-  for the players' profiles; a game that cannot be graded keeps its reason.
+  for the players' profiles; a game that cannot be graded keeps its reason. Migration 0011
+  changes no table: it deletes the gradings of rematches made before the grader replayed a
+  game with its own number, to be made again.
 * ``game_logs``: the room's log of the game, every entry in order (what caused each version
   and all its events, unredacted), as one JSON array: ``[{"v", ...cause, "events"}, ...]``.
 """

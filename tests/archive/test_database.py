@@ -8,15 +8,18 @@ import asyncio
 import secrets
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from conftest import POSTGRES, create_pg_database, drop_pg_database
+from sqlalchemy import func, insert, select
 
 from server.database import Database, database_url, head_revision
-from server.database.schema import metadata
+from server.database.engine import alembic_config
+from server.database.schema import game_gradings, game_seat_grades, games, metadata
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,7 +49,7 @@ async def test_migrations_from_an_empty_database_make_the_schema(empty_url, capl
         # three processes, the first of them with two callers at once (a first start: the
         # archive's worker and the first player made)
         revisions = await asyncio.gather(dbs[0].migrate(), *(db.migrate() for db in dbs))
-        assert revisions == [head_revision()] * 4 and head_revision() == "0010"
+        assert revisions == [head_revision()] * 4 and head_revision() == "0011"
         said = [r.getMessage() for r in caplog.records if "at revision" in r.getMessage()]
         assert len(said) == 3, said  # once a process
         async with dbs[0].connect() as conn:
@@ -56,6 +59,47 @@ async def test_migrations_from_an_empty_database_make_the_schema(empty_url, capl
     finally:
         for db in dbs:
             await db.close()
+
+
+
+def _archived_game(game_id: str, number: int) -> dict:
+    when = datetime(2026, 12, 7, tzinfo=UTC)
+    return {"id": game_id, "room_id": "room", "room_created": 1.0, "game_number": number,
+            "status": "finished", "players": 2, "table_kind": "2", "target": 61,
+            "muggins": False, "lowball": False, "backup10": False, "options": {},
+            "room_settings": {}, "started_at": when, "ended_at": when, "archived_at": when,
+            "first_version": 1, "last_version": 2, "deals": 1, "winner_side": 0,
+            "draw": False, "scores": [61, 40], "result": None, "shuffle": "cribbage/v2",
+            "game_seed": "00", "game_commitment": "00", "cut_seeds": []}
+
+
+async def test_revision_0011_removes_the_gradings_of_rematches_only(empty_url) -> None:
+    """A database graded before revision 0011 keeps its games' gradings numbered 1 and
+    loses those of rematches (graded as game 1 until then), to be graded again."""
+    from alembic import command
+
+    db = Database(empty_url)
+    try:
+        async with db.connect() as conn:
+            await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0010"))
+            for game_id, number in (("first", 1), ("rematch", 2), ("third", 3)):
+                await conn.execute(insert(games), _archived_game(game_id, number))
+                await conn.execute(insert(game_gradings), {
+                    "game_id": game_id, "grader": "expert", "moves": "[]",
+                    "graded_at": datetime(2026, 12, 7, tzinfo=UTC)})
+                await conn.execute(insert(game_seat_grades), [
+                    {"game_id": game_id, "seat": seat, "decisions": 0, "exact": 0,
+                     "cost": 0.0, "accuracy": None, "computer_moves": 0}
+                    for seat in (0, 1)])
+            await conn.commit()
+        assert await db.migrate() == "0011"
+        async with db.connect() as conn:
+            graded = (await conn.execute(select(game_gradings.c.game_id))).scalars().all()
+            seats = (await conn.execute(select(game_seat_grades.c.game_id))).scalars().all()
+            kept = (await conn.execute(select(func.count()).select_from(games))).scalar()
+        assert graded == ["first"] and seats == ["first", "first"] and kept == 3
+    finally:
+        await db.close()
 
 
 KILLED_MIGRATION = """

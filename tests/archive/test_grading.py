@@ -329,3 +329,47 @@ def test_a_tie_break_costs_nothing(players: int, lowball: bool) -> None:
                 assert g["cost"] == pytest.approx(min(grading.COST_CAP, gap), abs=2e-3)
                 assert g["best"] == [top]
     assert tie_only  # the seeds reach a card worse only by a tie-break
+
+
+
+def test_a_rematch_is_graded_from_the_views_the_seats_had() -> None:
+    """A room's second game (a rematch) is graded from views that name it game 2, as the
+    seats' own views and hints did: the expert's search is seeded by the game's number, so
+    a replay that called it game 1 sampled other holdings and graded the expert's own plays
+    (and a player who followed every hint) as costing points."""
+    options = engine.GameOptions(players=2, target=61)
+    decks = [rng.shuffled_pack(bytes.fromhex(s)) for s in seeds_for("rematch")]
+    state, _ = engine.new_game(options, "test", first_dealer=0, decks=decks[:1])
+    while state.phase != "game_over":
+        seat = next(s for s in range(2) if engine.legal_actions(state, s))
+        state, _ = engine.apply(state, seat, decide(engine.view(state, seat),
+                                                    engine.legal_actions(state, seat)))
+    events: list[dict[str, Any]] = []
+    for seat in range(2):
+        if state.phase == "game_over":
+            state, events = engine.apply(state, seat, {"type": "rematch"})
+    assert state.game_number == 2
+    entries: list[dict[str, Any]] = [{"v": 1, "events": events}]
+    live: list[dict[str, Any]] = []  # each decision graded from the seat's own live view
+    while state.phase != "game_over":
+        seat = next((s for s in range(2) if engine.legal_actions(state, s)), None)
+        legal = engine.legal_actions(state, seat)
+        action = legal[0] if seat is None else decide(engine.view(state, seat), legal,
+                                                      grading.GRADER_LEVEL)
+        if seat is not None and action["type"] in grading.GRADED_KINDS:
+            graded = grading.grade_decision(engine.view(state, seat), legal, action)
+            if graded is not None:
+                live.append(graded)
+        state, new = engine.apply(state, seat, action)
+        entries.append({"v": len(entries) + 1, "seat": seat, "action": action,
+                        "events": new, "id": f"a{len(entries)}"})
+    deals = sorted({e["deal_number"] for entry in entries for e in entry["events"]
+                    if e.get("type") == "deal_commitment"})
+    deal_seeds = [rng.deal_seed("test", 2, d).hex() for d in deals]
+    graded = grading.grade_game(options.to_dict(), entries, deal_seeds)
+    moves = [{k: v for k, v in m.items() if k not in ("deal", "seat", "by")}
+             for m in graded["moves"]]
+    assert len(moves) > 20
+    assert moves == live
+    assert all(m["cost"] == 0 for m in moves)
+    assert [row["accuracy"] for row in graded["seats"]] == [100.0, 100.0]

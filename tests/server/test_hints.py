@@ -378,3 +378,33 @@ async def test_a_hint_with_nothing_to_search_is_not_refused_busy(make_server, ga
         gate.set()
         await ann.close()
         await carl.close()
+
+
+async def test_the_python_client_asks_for_a_hint(make_server) -> None:
+    """``Client.hint``: the ``hint`` frame for this seat; a room without hints raises
+    ``hints_disabled``; past the address's budget, a refusal whose wait ends past the
+    timeout raises ``too_many_hints`` with its ``retry_after``."""
+    server = make_server(bot_delay_seconds=30, hints_per_minute=1, computer_processes=0)
+    ann = await seated_against_a_computer(server, "Ann")
+    bob = await Client.connect(server.ws, name="Bob")
+    try:
+        answer = await ann.hint()
+        assert answer["type"] == "hint" and answer["seat"] == 0
+        assert answer["suggestion"]["kind"] == "discard" and answer["version"] >= 1
+        assert (await ann.hint())["suggestion"] == answer["suggestion"]  # a repeat: free
+        made = await bob.create_room({"players": 2, "target": 61}, room={"hints": False},
+                                     computers={"1": "standard"})
+        await bob.join(made["room"], 0)
+        with pytest.raises(ClientError) as off:
+            await bob.hint()
+        assert off.value.code == "hints_disabled"
+        carl = await seated_against_a_computer(server, "Carl")  # a fresh decision
+        try:
+            with pytest.raises(ClientError) as spent:
+                await carl.hint(timeout=1)
+        finally:
+            await carl.close()
+        assert spent.value.code == "too_many_hints" and spent.value.retry_after > 1
+    finally:
+        await ann.close()
+        await bob.close()
