@@ -270,7 +270,8 @@ class _Collector(Collector):
         grader = getattr(s, "grader", None)
         if grader is not None:
             yield CounterMetricFamily("cribbage_games_graded", "Archived games this process "
-                                      "graded (issue 22 point 4, off the event loop)",
+                                      "graded and wrote (issue 22 point 4, off the event "
+                                      "loop; not one another process wrote first)",
                                       value=grader.graded)
             yield CounterMetricFamily("cribbage_grading_failures", "Gradings that failed "
                                       "(the pool or the database; a later read grades the "

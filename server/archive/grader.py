@@ -91,7 +91,8 @@ class Grader:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._running: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
         self.graded = 0
-        """Games this process graded and wrote."""
+        """Games this process graded and wrote (a grading another process wrote first is
+        not counted: the write is insert-or-nothing)."""
         self.failures = 0
         """Gradings that failed (the pool or the database); tried again later."""
         self.deferred = 0
@@ -232,12 +233,13 @@ class Grader:
                     raise
                 log.warning("grading of game %s: the grading process died; grading it "
                             "again in a new one", game["id"])
-        await self._write(game["id"], result)
-        self.graded += 1
+        if await self._write(game["id"], result):
+            self.graded += 1
         return await self.stored(game["id"])
 
-    async def _write(self, game_id: str, result: dict[str, Any]) -> None:
-        """Store a grading (insert-or-nothing on the game)."""
+    async def _write(self, game_id: str, result: dict[str, Any]) -> bool:
+        """Store a grading (insert-or-nothing on the game); whether this call wrote it
+        (False: another process, or this one, had already)."""
         if not self.db.migrated:
             await self.db.migrate()
         insert = pg_insert if self.db.dialect == "postgresql" else sqlite_insert
@@ -247,12 +249,14 @@ class Grader:
                 "graded_at": datetime.now(UTC),
                 "moves": jsontext.dumps(result.get("moves") or []),
                 "error": result.get("error")})
-            if written.rowcount != 1 or not result.get("seats"):
-                return
-            await conn.execute(game_seat_grades.insert(), [
-                {"game_id": game_id, **{k: s[k] for k in (
-                    "seat", "decisions", "exact", "cost", "accuracy", "computer_moves")}}
-                for s in result["seats"]])
+            if written.rowcount != 1:
+                return False
+            if result.get("seats"):
+                await conn.execute(game_seat_grades.insert(), [
+                    {"game_id": game_id, **{k: s[k] for k in (
+                        "seat", "decisions", "exact", "cost", "accuracy", "computer_moves")}}
+                    for s in result["seats"]])
+        return True
 
     async def sweep(self, limit: int = SWEEP_BATCH) -> int:
         """Grade the newest archived games that have no grading, at most ``limit``.

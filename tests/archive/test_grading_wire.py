@@ -100,6 +100,24 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -
                 assert await grader.sweep() == 1
                 assert await grader.sweep() == 0
                 assert await grader.stored(game_id) == grading
+                assert grader.graded == 1
+
+                # Two processes grading it at once (both replicas' sweeps after a restart):
+                # written once, and counted once, by the one that wrote it.
+                async with db.begin() as conn:
+                    await conn.execute(delete(game_seat_grades))
+                    await conn.execute(delete(game_gradings))
+                other = Grader(db)
+                try:
+                    archived = await grader.reader.game(game_id)
+                    assert archived is not None
+                    both = await asyncio.gather(
+                        grader.grading(archived, known_missing=True),
+                        other.grading(archived, known_missing=True))
+                    assert both == [grading, grading]
+                    assert grader.graded + other.graded == 2  # 1 before, 1 now
+                finally:
+                    await other.stop()
 
                 # Lost once more, and the grading process killed (an operator, the OOM
                 # killer): the grading is made again at once in a new process.
