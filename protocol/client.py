@@ -372,14 +372,19 @@ class Client:
             ``version`` is the room version the suggestion is for: while seats discard at
             once another may move meanwhile, so it can be newer than this client's view.
             A refusal for now (``busy`` or ``too_many_hints`` with ``retry_after``) is
-            asked again after it, within ``timeout`` seconds.
+            asked again after it, within ``timeout`` seconds. A ``hint`` frame names no
+            request, so ask one at a time: a late answer to an earlier call that timed out
+            is taken for this one's if it is for this client's version or a newer one (one
+            for an older version is passed over).
 
         Raises:
-            ClientError: an ``error`` for the hint (``hints_disabled``, ``not_joined``, or a
+            ClientError: an ``error`` for the hint (``hints_disabled``, ``not_seated``, or a
                 refusal whose wait ends past ``timeout``, with its ``retry_after``).
             TimeoutError: no answer within ``timeout`` seconds.
         """
-        return await self.request({"type": "hint"}, lambda f: f["type"] == "hint" or (
+        asked_at = self.version
+        return await self.request({"type": "hint"}, lambda f: (
+            f["type"] == "hint" and f.get("version", asked_at) >= asked_at) or (
             f["type"] == "error" and f.get("ref") == "hint"), timeout)
 
     async def ping(self, nonce: str | int | None = None, timeout: float = 5.0) -> dict[str, Any]:

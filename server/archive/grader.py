@@ -220,7 +220,7 @@ class Grader:
             try:
                 result = await loop.run_in_executor(
                     self._executor(), grade_archived, game["options"], archived.log or [],
-                    seeds, kinds)
+                    seeds, kinds, game.get("game_number"))
                 break
             except BrokenProcessPool:
                 # The worker died (killed, out of memory): a new one grades it again (the

@@ -218,7 +218,7 @@ def _automated(entry: dict[str, Any]) -> bool:
 
 def grade_game(
     options: dict[str, Any], entries: list[dict[str, Any]], deal_seeds: list[str | None],
-    kinds: list[str] | None = None, rank: Any = None,
+    kinds: list[str] | None = None, rank: Any = None, number: int | None = None,
 ) -> dict[str, Any]:
     """Every decision of an archived game graded, and each seat's summary.
 
@@ -229,6 +229,8 @@ def grade_game(
         kinds: each seat's kind (``game_seats.kind``: ``human``, ``computer``, ``open``);
             at a ``human`` seat the computer's moves are not counted. None: all counted.
         rank: the ranking (default :func:`ranker`).
+        number: the game's number in its room (``games.game_number``; None: read from the
+            log's ``game_start``, :func:`game_number`).
 
     Returns:
         ``{"grader": level, "moves": [{"deal": int, "seat": int, "by": "player" |
@@ -243,7 +245,7 @@ def grade_game(
     # The seat's view names the room's game (a rematch is game 2, 3, ...), and the
     # computers' searches are seeded by it: the replay must show the same number, or the
     # grader samples other holdings than the hint and the computer did.
-    state.game_number = game_number(entries)
+    state.game_number = number if number is not None else game_number(entries)
     players = state.players
     moves = []
     for entry in entries[1:]:
@@ -316,14 +318,14 @@ def summarize(
 
 def grade_archived(
     options: dict[str, Any], entries: list[dict[str, Any]], seeds: list[str | None],
-    kinds: list[str],
+    kinds: list[str], number: int | None = None,
 ) -> dict[str, Any]:
     """:func:`grade_game`, or ``{"grader", "error": why, "moves": [], "seats": []}`` when the
     game cannot be graded: what the grader's process pool runs (plain data in and out,
     never raising for a log that does not replay; this module imports only the engine, so
     the worker starts quickly)."""
     try:
-        return grade_game(options, entries, seeds, kinds)
+        return grade_game(options, entries, seeds, kinds, number=number)
     except (ValueError, KeyError, TypeError, engine.RulesError) as exc:
         return {"grader": GRADER_LEVEL, "error": f"{type(exc).__name__}: {exc}",
                 "moves": [], "seats": []}

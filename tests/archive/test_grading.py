@@ -373,3 +373,8 @@ def test_a_rematch_is_graded_from_the_views_the_seats_had() -> None:
     assert moves == live
     assert all(m["cost"] == 0 for m in moves)
     assert [row["accuracy"] for row in graded["seats"]] == [100.0, 100.0]
+    # The archive's own number (games.game_number) serves where the log names none.
+    bare = [{**entries[0], "events": [e for e in entries[0]["events"]
+                                      if e.get("type") != "game_start"]}, *entries[1:]]
+    assert grading.grade_game(options.to_dict(), bare, deal_seeds, number=2) == graded
+    assert grading.grade_game(options.to_dict(), bare, deal_seeds)["moves"] != graded["moves"]
