@@ -95,6 +95,17 @@ class Client:
         self._ids = itertools.count(1)
         self._prefix = secrets.token_hex(4)
         self._reader: asyncio.Task[None] | None = None
+        self._rate = 0.0
+        """The frames a second this client sends at most (a little under the ``frame_rate``
+        the ``welcome`` names; 0: no limit), from a budget of ``frame_burst``."""
+        self._burst = 0.0
+        self._tokens = 0.0
+        self._stamp = 0.0
+        self._pace = 0.0
+        """From a server whose ``welcome`` names no ``frame_rate``: seconds between two frames
+        sent once it refused one ``rate_limited`` (the longest ``retry_after`` it named);
+        0: unpaced."""
+        self._next_send = 0.0
 
     # -- connecting ----------------------------------------------------------------------
     @classmethod
@@ -167,9 +178,32 @@ class Client:
     async def send(self, message: BaseModel | dict[str, Any]) -> None:
         """Send one message (a model or plain data), encoded for this connection.
 
+        Frames keep within the connection's budget that the ``welcome`` names
+        (``frame_rate``, ``frame_burst``), at 95 % of its rate: a message waits here for
+        its turn rather than be refused ``rate_limited``. (A client that only waited out
+        each refusal before sending that frame again was still refused once a request when
+        its requests came faster than the rate, and the server closes a connection with
+        more than ``flood_refusals`` refusals in its window.) From a server that names no
+        rate, once it refused a frame, frames go no closer together than the longest
+        ``retry_after`` it named.
+
         Raises:
             ClientError: ``closed`` when the connection is gone.
         """
+        loop = asyncio.get_running_loop()
+        if self._rate:
+            now = loop.time()
+            self._tokens = min(self._burst, self._tokens + (now - self._stamp) * self._rate)
+            self._stamp = now
+            self._tokens -= 1.0  # this frame's token, taken now (later frames queue behind)
+            if self._tokens < 0:
+                await asyncio.sleep(-self._tokens / self._rate)
+        elif self._pace:
+            now = loop.time()
+            slot = max(now, self._next_send)
+            self._next_send = slot + self._pace
+            if slot > now:
+                await asyncio.sleep(slot - now)
         try:
             await self.ws.send(encode(message, self.encoding))
         except websockets.exceptions.ConnectionClosed:
@@ -229,6 +263,8 @@ class Client:
             frame = await asyncio.wait_for(fut, max(remaining, 0.001))
             if limited(frame):
                 wait = float(frame.get("retry_after") or 0.05)
+                if frame.get("code") == "rate_limited":
+                    self._pace = max(self._pace, wait)
                 if frame.get("code") == "busy":
                     # Many clients refused together must not all come back together.
                     wait *= 1.0 + random.random() / 2
@@ -459,6 +495,14 @@ class Client:
         if kind == "welcome":
             self.welcome = frame
             self.player_token = frame["player_token"]
+            rate = float(frame.get("frame_rate") or 0.0)
+            if rate > 0:
+                # The server's budget started full when the connection opened; hello took
+                # one of it.
+                self._rate = 0.95 * rate
+                self._burst = max(1.0, float(frame.get("frame_burst") or 1) - 1.0)
+                self._tokens = self._burst - 1.0
+                self._stamp = asyncio.get_running_loop().time()
         elif kind == "snapshot":
             self.room = frame["room"]
             self.seat = frame["seat"]

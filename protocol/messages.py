@@ -648,6 +648,13 @@ class Welcome(_Model):
     player: str | None = Field(
         default=None, description="the id of the player hello presented (authenticated), "
         "or null: no player")
+    frame_rate: float = Field(
+        default=0.0, ge=0, description="client frames a second this connection may send on "
+        "average (0: no limit); beyond it a frame is refused rate_limited, and a connection "
+        "with too many refusals is closed (docs/protocol.md \"Limits\")")
+    frame_burst: int = Field(
+        default=0, ge=0, description="client frames it may send at once (the budget starts "
+        "full and refills at frame_rate)")
 
 
 class RoomCreated(_Model):

@@ -20,10 +20,11 @@ SERVER_NAME = "cribbage-server/0.1"
 
 def welcome(
     encoding: str, player_token: str, name: str, max_frame_bytes: int,
-    player: str | None = None,
+    player: str | None = None, frame_rate: float = 0.0, frame_burst: int = 0,
 ) -> dict[str, Any]:
     """``welcome``: the answer to ``hello`` (``player``: the authenticated player's id,
-    sent only when there is one)."""
+    sent only when there is one; ``frame_rate`` (frames a second, 0: no limit) and
+    ``frame_burst``: the connection's frame budget, so that a client can keep within it)."""
     frame = {
         "type": "welcome",
         "protocol": m.PROTOCOL_VERSION,
@@ -32,6 +33,8 @@ def welcome(
         "name": name,
         "server": SERVER_NAME,
         "max_frame_bytes": max_frame_bytes,
+        "frame_rate": frame_rate,
+        "frame_burst": frame_burst,
     }
     if player is not None:
         frame["player"] = player

@@ -467,7 +467,8 @@ class Session:
         self.state = SessionState.READY
         self._watch_idle()
         self.send(frames.welcome(self.codec.encoding, self.player_token, self.name,
-                                 self.settings.max_frame_bytes, self.player))
+                                 self.settings.max_frame_bytes, self.player,
+                                 self.settings.frame_rate, self.settings.frame_burst))
         if self.chat is not None and self.player is not None:
             self.chat.register(self)
         if self.social is not None and self.player is not None:

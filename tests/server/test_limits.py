@@ -83,6 +83,32 @@ def test_address_quota_refills_and_forgets():
 
 # -- per-connection rate limit ---------------------------------------------------------------
 
+@pytest.mark.parametrize("budget", ["named", "learned"])
+async def test_a_client_sending_faster_than_the_rate_is_paced_not_closed(make_server, budget):
+    """A bot that sends its requests one after the other as fast as the answers come (the
+    Python client) used to be refused once a request past the burst, although it waited
+    out each refusal, and was closed as a flood past ``flood_refusals``. The client now
+    keeps within the budget the ``welcome`` names (``named``), or, from a server that names
+    none (``learned``: taken out here), paces its frames by the ``retry_after`` of the
+    first refusals; either way it is kept to the frame rate and never closed."""
+    server = make_server(frame_rate=20, frame_burst=2, flood_refusals=5,
+                         flood_window_seconds=30)
+    bot = await Client.connect(server.ws, name="Quick")
+    try:
+        assert bot.welcome["frame_rate"] == 20 and bot.welcome["frame_burst"] == 2
+        if budget == "learned":
+            bot._rate = 0.0
+        started = time.monotonic()
+        for n in range(60):
+            await bot.ping(n, timeout=5)
+        took = time.monotonic() - started
+        refusals = sum(1 for f in bot.frames if f.get("code") == "rate_limited")
+        assert refusals <= (0 if budget == "named" else 5) and bot.close_code is None
+        assert took > 57 / 20 * 0.9  # about 20 frames a second past the burst
+    finally:
+        await bot.close()
+
+
 async def test_flood_is_refused_applies_nothing_and_is_closed(make_server):
     server = make_server()  # defaults: 20 frames/s, burst 40, closed past 100 refusals
     room, players, _ = await seat_players(server.ws, {"players": 2, "target": 61})

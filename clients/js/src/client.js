@@ -143,6 +143,18 @@ export class CribbageClient {
     this._ws = null;
     this._welcomed = false;
     this._gen = 0;
+    // Frames keep within the connection's budget the welcome names (`frame_rate`,
+    // `frame_burst`), at 95 % of its rate, queued meanwhile; from a server that names none,
+    // once it refused a frame `rate_limited`, no closer together than the longest
+    // `retry_after` it named.
+    this._rate = 0; // frames a second (0: no budget known)
+    this._burst = 0;
+    this._tokens = 0;
+    this._stamp = 0;
+    this._paceMs = 0;
+    this._nextSendAt = 0;
+    this._outbox = [];
+    this._outboxTimer = null;
     this._inbox = [];
     this._inboxBusy = false;
     this._closedForGood = false;
@@ -608,6 +620,7 @@ export class CribbageClient {
     }
     this._ws = ws;
     this._inbox = [];
+    this._dropOutbox();
     ws.onopen = () => {
       if (gen === this._gen) this._onOpen(ws);
     };
@@ -628,6 +641,7 @@ export class CribbageClient {
     this._welcomed = false;
     this._inbox = [];
     this._inboxBusy = false;
+    this._dropOutbox();
     this._stopConnectionTimers();
   }
 
@@ -767,9 +781,55 @@ export class CribbageClient {
       this._events.emit("error", { code: "bad_message", message: `cannot encode ${message.type}: ${err.message}`, fatal: false, error: err });
       return false;
     }
+    let slot = 0;
+    const now = Date.now();
+    if (this._rate > 0 && message.type !== "hello") {
+      this._tokens = Math.min(this._burst, this._tokens + ((now - this._stamp) / 1000) * this._rate);
+      this._stamp = now;
+      this._tokens -= 1; // this frame's, taken now: later frames queue behind it
+      if (this._tokens < 0) slot = now + Math.ceil((-this._tokens / this._rate) * 1000);
+    } else if (this._paceMs > 0) {
+      slot = Math.max(now, this._nextSendAt);
+      this._nextSendAt = slot + this._paceMs;
+    }
+    if (slot > now || this._outbox.length) {
+      this._outbox.push({ ws: this._ws, frame, message, at: Math.max(slot, now) });
+      if (this._outboxTimer === null) this._flushOutboxLater();
+      return true;
+    }
     this._ws.send(frame);
     this._events.emit("sent", message);
     return true;
+  }
+
+  /** Learn the pace from a `rate_limited` refusal's `retry_after` (seconds). */
+  _learnPace(retryAfter) {
+    const ms = Math.round((retryAfter ?? 0.05) * 1000);
+    if (ms > this._paceMs) this._paceMs = ms;
+  }
+
+  _flushOutboxLater() {
+    const first = this._outbox[0];
+    if (!first) return;
+    this._outboxTimer = setTimeout(() => {
+      this._outboxTimer = null;
+      while (this._outbox.length && this._outbox[0].at <= Date.now()) {
+        const { ws, frame, message } = this._outbox.shift();
+        // A frame queued for a socket that has gone since is dropped: the new connection
+        // starts with its own hello, and what it needs again is sent again.
+        if (ws !== this._ws || !this._socketOpen()) continue;
+        ws.send(frame);
+        this._events.emit("sent", message);
+      }
+      this._flushOutboxLater();
+    }, Math.max(0, first.at - Date.now()));
+  }
+
+  _dropOutbox() {
+    clearTimeout(this._outboxTimer);
+    this._outboxTimer = null;
+    this._outbox = [];
+    this._nextSendAt = 0;
   }
 
   // -- internals: receiving -----------------------------------------------------------------
@@ -862,6 +922,15 @@ export class CribbageClient {
   _onWelcome(frame) {
     this.welcome = frame;
     this._welcomed = true;
+    if (frame.frame_rate > 0) {
+      // The server's budget started full when the connection opened; hello took one.
+      this._rate = 0.95 * frame.frame_rate;
+      this._burst = Math.max(1, (frame.frame_burst || 1) - 1);
+      this._tokens = this._burst - 1;
+      this._stamp = Date.now();
+    } else {
+      this._rate = 0;
+    }
     this.playerToken = frame.player_token;
     this._events.emit("welcome", frame);
     this._startPinging();
@@ -1035,6 +1104,7 @@ export class CribbageClient {
     const entry = this._pending.get(frame.action_id);
     if (!entry) return;
     if (frame.code === "rate_limited") {
+      this._learnPace(frame.retry_after);
       // Over the connection's frame rate: not applied; send it again (same id) once the
       // server says a frame will be taken. Not counted as a retry: a client that keeps
       // flooding is closed by the server (1008) instead.
@@ -1116,6 +1186,7 @@ export class CribbageClient {
     const later = frame.code === "rate_limited"
       || ((frame.code === "busy" || frame.code === "too_many_hints")
         && frame.ref === "hint" && frame.retry_after != null);
+    if (frame.code === "rate_limited") this._learnPace(frame.retry_after);
     if (later && this._retryLimited(frame)) return;
     switch (frame.ref) {
       case "hello":

@@ -12,6 +12,7 @@ import { WebSocket } from "ws";
 import * as msgpack from "@msgpack/msgpack";
 
 import { ServerProcess } from "./helpers/server.js";
+import { faultyWebSocket } from "./helpers/faulty.js";
 import { CribbageError } from "../src/index.js";
 import { chooseAction, nextEvent, playSeat, rng, record, testClient, waitFor } from "./helpers/play.js";
 import { auditGame } from "./helpers/audit.js";
@@ -270,12 +271,53 @@ test("the turn clock: deadlines in the view, and the server acts for an idle sea
   }
 });
 
+test("a client keeps within the frame budget its welcome names: not refused, never closed as a flood", { timeout: 90_000 }, async () => {
+  // 8 frames a second, a burst of 4, and a connection closed past 6 refusals in a minute:
+  // two clients playing a whole game at full speed used to be refused about once an act
+  // and closed (1008); they now send within the budget the welcome names.
+  const slow = await ServerProcess.start({
+    env: { CRIBBAGE_FRAME_RATE: "8", CRIBBAGE_FRAME_BURST: "4", CRIBBAGE_FLOOD_REFUSALS: "6", CRIBBAGE_FLOOD_WINDOW_SECONDS: "60" },
+  });
+  const host = testClient(slow.ws, "Ann");
+  const guest = testClient(slow.ws, "Bob");
+  const closes = [];
+  const limited = [];
+  for (const c of [host, guest]) {
+    c.on("close", (e) => closes.push(e));
+    c.on("act_retry", (e) => {
+      if (e.code === "rate_limited") limited.push(e);
+    });
+    c.on("error", (e) => {
+      if (e.code === "rate_limited") limited.push(e);
+    });
+  }
+  try {
+    const { room } = await host.createRoom({ options: { players: 2, target: 61 } });
+    await host.join(room, 0);
+    await guest.join(room, 1);
+    const answers = await Promise.all([playSeat(host, rng(41)), playSeat(guest, rng(42))]);
+    assert.equal(host.view.phase, "game_over");
+    assert.ok(answers.flat().every((a) => a.answer.type === "ack"));
+    assert.deepEqual(closes, [], "no connection was closed");
+    assert.ok(host.welcome.frame_rate === 8 && host.welcome.frame_burst === 4);
+    assert.ok(limited.length <= 2, `rate_limited refusals: ${limited.length}`);
+  } finally {
+    await Promise.all([host.close(), guest.close()]);
+    await slow.stop();
+  }
+});
+
 test("over the connection's frame rate: acts, history pages and pings are refused rate_limited and sent again", { timeout: 60_000 }, async () => {
   // A server that takes 8 frames a second with a burst of 4: two clients playing at full
   // speed are refused over and over, and the library sends each refused message again.
+  // The welcome's frame budget is taken out (as from a server that names none), so the
+  // clients learn the pace from the refusals alone.
   const slow = await ServerProcess.start({ env: { CRIBBAGE_FRAME_RATE: "8", CRIBBAGE_FRAME_BURST: "4" } });
-  const host = testClient(slow.ws, "Ann", { pingIntervalMs: 200 });
-  const guest = testClient(slow.ws, "Bob");
+  const unnamed = () => faultyWebSocket({
+    incoming: (frame) => (frame.type === "welcome" ? { ...frame, frame_rate: 0, frame_burst: 0 } : "pass"),
+  });
+  const host = testClient(slow.ws, "Ann", { pingIntervalMs: 200, WebSocketImpl: unnamed() });
+  const guest = testClient(slow.ws, "Bob", { WebSocketImpl: unnamed() });
   const logs = [record(host), record(guest)];
   const retries = [];
   host.on("act_retry", (e) => retries.push(e));

@@ -516,6 +516,14 @@ export interface Welcome {
    * the id of the player hello presented (authenticated), or null: no player
    */
   player?: string | null;
+  /**
+   * client frames a second this connection may send on average (0: no limit); beyond it a frame is refused rate_limited, and a connection with too many refusals is closed (docs/protocol.md "Limits")
+   */
+  frame_rate?: number;
+  /**
+   * client frames it may send at once (the budget starts full and refills at frame_rate)
+   */
+  frame_burst?: number;
 }
 /**
  * Answer to ``create_room``: the new room's id, its share link, its options, its
