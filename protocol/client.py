@@ -103,8 +103,8 @@ class Client:
         self._stamp = 0.0
         self._pace = 0.0
         """From a server whose ``welcome`` names no ``frame_rate``: seconds between two frames
-        sent once it refused one ``rate_limited`` (the longest ``retry_after`` it named);
-        0: unpaced."""
+        sent once it refused one ``rate_limited`` (at least the longest ``retry_after`` it
+        named, half as long again at each later refusal); 0: unpaced."""
         self._next_send = 0.0
 
     # -- connecting ----------------------------------------------------------------------
@@ -185,7 +185,7 @@ class Client:
         its requests came faster than the rate, and the server closes a connection with
         more than ``flood_refusals`` refusals in its window.) From a server that names no
         rate, once it refused a frame, frames go no closer together than the longest
-        ``retry_after`` it named.
+        ``retry_after`` it named, half as long again at each later refusal.
 
         Raises:
             ClientError: ``closed`` when the connection is gone.
@@ -264,7 +264,9 @@ class Client:
             if limited(frame):
                 wait = float(frame.get("retry_after") or 0.05)
                 if frame.get("code") == "rate_limited":
-                    self._pace = max(self._pace, wait)
+                    # Refused although paced: too fast still (half as slow again), at
+                    # least the wait named.
+                    self._pace = max(self._pace * 1.5, wait)
                 if frame.get("code") == "busy":
                     # Many clients refused together must not all come back together.
                     wait *= 1.0 + random.random() / 2

@@ -802,10 +802,11 @@ export class CribbageClient {
     return true;
   }
 
-  /** Learn the pace from a `rate_limited` refusal's `retry_after` (seconds). */
+  /** Learn the pace from a `rate_limited` refusal's `retry_after` (seconds): at least the
+   * wait named, half as long again at each refusal met while paced (still too fast). */
   _learnPace(retryAfter) {
     const ms = Math.round((retryAfter ?? 0.05) * 1000);
-    if (ms > this._paceMs) this._paceMs = ms;
+    this._paceMs = Math.max(Math.round(this._paceMs * 1.5), ms);
   }
 
   _flushOutboxLater() {
