@@ -403,7 +403,7 @@ class Client:
 
     async def hint(self, timeout: float = 10.0) -> dict[str, Any]:
         """Ask for the ``expert`` computer's suggestion for this seat (``hint``; the room's
-        ``hints`` setting must allow it; docs/protocol.md "Hints").
+        ``hints`` setting must allow it; docs/protocol.md "hint").
 
         Returns:
             The ``hint`` frame: ``{"type": "hint", "room", "seat", "version", "suggestion"}``.
