@@ -235,8 +235,6 @@ test("retryable rejects are retried with the same id up to the limit, then hande
       assert.equal(answer.type, "ack");
       assert.equal(answer.duplicate, true, "the re-sent id was answered from the first application");
       assert.equal(answer.version, 5);
-      assert.deepEqual(log.retries.filter((r) => r.actionId === "retry-test-2").map((r) => r.code), ["outcome_unknown"],
-        JSON.stringify(log.retries));
     } else {
       // The guest leads; play one card so that the host is next.
       await guest.act(chooseAction(guest.view, random));
@@ -247,7 +245,14 @@ test("retryable rejects are retried with the same id up to the limit, then hande
       assert.equal(answer.duplicate, true);
       assert.equal(answer.version, 6);
     }
-    assert.equal(log.sent.filter((m) => m.type === "act" && m.action_id === "retry-test-2").length, 2);
+    // Sent once more for the lost ack (outcome_unknown). On a loaded machine the real server
+    // may also refuse a try `busy` (admission control: its loop woke late), which is sent
+    // again too; every send is a retry of the same id, and the log says why.
+    const retried = log.retries.filter((r) => r.actionId === "retry-test-2");
+    assert.equal(retried.filter((r) => r.code === "outcome_unknown").length, 1, JSON.stringify(log.retries));
+    assert.ok(retried.every((r) => ["outcome_unknown", "busy", "rate_limited"].includes(r.code)), JSON.stringify(log.retries));
+    assert.equal(log.sent.filter((m) => m.type === "act" && m.action_id === "retry-test-2").length,
+      1 + retried.length, JSON.stringify(log.retries));
   } finally {
     await Promise.all([host.close(), guest.close()]);
   }
