@@ -302,7 +302,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         gc_policy.start()
     await presence.start()
     services.archiver.start()
-    services.grader.start_sweep()
+    services.grader.start_sweep(settings.grading_sweep_interval_seconds)
     sweeper.start()
     services.upkeep.start()
     services.metrics.start()

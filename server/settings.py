@@ -110,6 +110,11 @@ class Settings(BaseSettings):
         "every server process (all at once at most, then one every 2 s; 0: no limit); a "
         "repeat of a hint already made is not counted; more get error too_many_hints with "
         "retry_after")
+    grading_sweep_interval_seconds: float = Field(
+        300.0, ge=0, description="how often each process grades finished games that have "
+        "no grading yet and ended 2 min to 6 h ago (a replica killed before grading them, "
+        "a backlog), give or take a quarter; 0: only once after start, over the newest 50 "
+        "of the whole archive")
     takeover_grace_seconds: float = Field(
         60.0, gt=0, description="default time a human seat may stay disconnected before a "
         "standard computer plays it (a room setting overrides it)"

@@ -13,8 +13,12 @@ When a game is graded:
   archive's claim does not wait for it);
 * on the first read of a game whose grading is missing (:meth:`Grader.grading`, used by
   ``GET /api/games/{id}``): a process that died before grading loses nothing for good;
-* by :meth:`Grader.sweep` (once after start-up): the newest games archived without a
-  grading, at most ``SWEEP_BATCH``.
+* by :meth:`Grader.sweep`: once after start-up, the newest games archived without a
+  grading, at most :data:`SWEEP_BATCH`; then every ``grading_sweep_interval_seconds``
+  (give or take a quarter, so that replicas started together drift apart), the newest
+  without one that ended between :data:`SWEEP_LOOKBACK` and :data:`SWEEP_GRACE` seconds ago:
+  a game whose archiving process died before grading it, or one past
+  :data:`MAX_SCHEDULED`, is graded by whichever process sweeps next.
 
 A game that cannot be graded (its log does not replay from its seeds: e.g. a stacked pack
 in tests) is written with its ``error`` and no seat rows, and is not tried again. A
@@ -28,9 +32,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, func, select
@@ -54,7 +59,15 @@ SWEEP_BATCH = 50
 MAX_SCHEDULED = 200
 """Gradings :meth:`Grader.schedule` keeps waiting at most (each holds its game's log in
 memory while the one worker grades the games before it); past it a newly archived game is
-graded on its first read or by the next start's sweep instead."""
+graded on its first read or by a later sweep instead."""
+
+SWEEP_GRACE = 120.0
+"""Seconds after a game ended before a periodic sweep grades it (the process that archived
+it normally has by then; a sweep that came first would only grade it twice)."""
+
+SWEEP_LOOKBACK = 6 * 3600.0
+"""Seconds back a periodic sweep looks (one range of the ``ended_at`` index, however large
+the archive; older games without a grading wait for a read or a start's sweep)."""
 
 BROKEN_POOL_RETRIES = 1
 """How many times a grading whose worker process died is run again at once, in a new
@@ -97,6 +110,8 @@ class Grader:
         """Gradings that failed (the pool or the database); tried again later."""
         self.deferred = 0
         """Newly archived games not scheduled because :data:`MAX_SCHEDULED` waited."""
+        self.sweeps = 0
+        """Sweeps this process has finished (or failed) since :meth:`start_sweep`."""
 
     def _executor(self) -> ProcessPoolExecutor:
         """The pool, made at first use. Its worker is a fresh interpreter (``spawn``: never
@@ -127,7 +142,7 @@ class Grader:
     def schedule(self, game_id: str) -> None:
         """Grade game ``game_id`` soon, in a task of this process (after the archive); not
         when :data:`MAX_SCHEDULED` gradings already wait (the game is graded on its first
-        read, or by the next start's sweep)."""
+        read, or by a later sweep)."""
         if len(self._tasks) >= MAX_SCHEDULED:
             self.deferred += 1
             return
@@ -258,8 +273,14 @@ class Grader:
                     for s in result["seats"]])
         return True
 
-    async def sweep(self, limit: int = SWEEP_BATCH) -> int:
+    async def sweep(self, limit: int = SWEEP_BATCH, *, ended: tuple[float, float] | None
+                    = None) -> int:
         """Grade the newest archived games that have no grading, at most ``limit``.
+
+        Args:
+            limit: games at most.
+            ended: only games that ended between ``ended[0]`` and ``ended[1]`` seconds ago
+                (None: any).
 
         Returns:
             Games graded.
@@ -269,16 +290,24 @@ class Grader:
         """
         query = (select(games.c.id).outerjoin(
             game_gradings, game_gradings.c.game_id == games.c.id)
-            .where(game_gradings.c.game_id.is_(None))
-            .order_by(games.c.ended_at.desc()).limit(limit))
+            .where(game_gradings.c.game_id.is_(None)))
+        if ended is not None:
+            now = datetime.now(UTC)
+            query = query.where(games.c.ended_at >= now - timedelta(seconds=ended[0]),
+                                games.c.ended_at <= now - timedelta(seconds=ended[1]))
+        query = query.order_by(games.c.ended_at.desc()).limit(limit)
         async with self.db.connect() as conn:
             ids = list((await conn.execute(query)).scalars())
         for game_id in ids:
             await self.ensure(game_id)
         return len(ids)
 
-    def start_sweep(self) -> None:
-        """Run :meth:`sweep` once in a task (after the database is migrated)."""
+    def start_sweep(self, interval: float = 0.0) -> None:
+        """Run :meth:`sweep` in a task of this process once the database is migrated: once
+        over the whole archive, then every ``interval`` seconds (times a random 0.75 to
+        1.25) over the games that ended :data:`SWEEP_LOOKBACK` to :data:`SWEEP_GRACE`
+        seconds ago; ``interval`` 0: only the first. A sweep that fails (the database) is
+        logged and the next one tries again; :meth:`stop` ends it."""
 
         async def run() -> None:
             for _ in range(600):
@@ -287,12 +316,19 @@ class Grader:
                 await asyncio.sleep(1.0)
             else:
                 return
-            try:
-                await self.sweep()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 (reads grade what is missing)
-                log.warning("grading sweep failed: %s", exc)
+            ended = None
+            while True:
+                try:
+                    await self.sweep(ended=ended)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 (reads grade what is missing)
+                    log.warning("grading sweep failed: %s", exc)
+                self.sweeps += 1
+                if interval <= 0:
+                    return
+                ended = (SWEEP_LOOKBACK, SWEEP_GRACE)
+                await asyncio.sleep(interval * random.uniform(0.75, 1.25))
 
         self._spawn(run())
 

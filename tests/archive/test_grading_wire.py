@@ -21,13 +21,15 @@ from sqlalchemy import delete
 
 from protocol.client import Client
 from protocol.http import ArchivedGameBody, PlayerProfile
+from server.archive import grader as grader_module
 from server.archive.grader import Grader
 from server.database import Database
 from server.database.schema import game_gradings, game_seat_grades
 from server.settings import Settings
 
 
-async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -> None:
+async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path,
+                                                                    monkeypatch) -> None:
     path = tmp_path / "grading.sqlite3"
     server = ThreadServer(Settings(
         database_url=f"sqlite:///{path}", bot_delay_seconds=0.0, frame_rate=0,
@@ -132,6 +134,35 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path) -
                 assert grader.failures == 0
             finally:
                 await grader.stop()
+
+            # Lost while every process keeps running (the replica that archived it was
+            # killed; nobody reads it): another process's periodic sweep grades it.
+            monkeypatch.setattr(grader_module, "SWEEP_GRACE", 0.0)
+            sweeping = Grader(db)
+            try:
+                sweeping.start_sweep(0.2)
+                for _ in range(200):
+                    if sweeping.sweeps:
+                        break
+                    await asyncio.sleep(0.05)
+                assert sweeping.sweeps >= 1 and sweeping.graded == 0  # nothing was missing
+                async with db.begin() as conn:
+                    await conn.execute(delete(game_seat_grades))
+                    await conn.execute(delete(game_gradings))
+                # Not within the grace of a periodic sweep (its archiver may be grading it),
+                # nor past its look-back.
+                assert await sweeping.sweep(ended=(3600.0, 120.0)) == 0
+                assert await sweeping.sweep(ended=(0.0, 0.0)) == 0
+                swept = None
+                for _ in range(600):
+                    swept = await sweeping.stored(game_id)
+                    if swept is not None:
+                        break
+                    await asyncio.sleep(0.05)
+                assert swept == grading and sweeping.graded == 1
+                assert sweeping.sweeps >= 2
+            finally:
+                await sweeping.stop()
     finally:
         if player is not None:
             await player.close()
