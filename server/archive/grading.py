@@ -230,7 +230,7 @@ def grade_game(
             at a ``human`` seat the computer's moves are not counted. None: all counted.
         rank: the ranking (default :func:`ranker`).
         number: the game's number in its room (``games.game_number``; None: read from the
-            log's ``game_start``, :func:`game_number`).
+            log's ``game_start``, :func:`.verify.game_number`).
 
     Returns:
         ``{"grader": level, "moves": [{"deal": int, "seat": int, "by": "player" |
@@ -241,11 +241,10 @@ def grade_game(
         ValueError: the log has no game start, or a deal has no seed.
         engine.RulesError: the log does not match its deals.
     """
-    state, _ = stacked_start(options, entries, deal_seeds, "grading")
-    # The seat's view names the room's game (a rematch is game 2, 3, ...), and the
-    # computers' searches are seeded by it: the replay must show the same number, or the
-    # grader samples other holdings than the hint and the computer did.
-    state.game_number = number if number is not None else game_number(entries)
+    # The seat's view names the room's game (a rematch is game 2, 3, ...) and the
+    # computers' searches are seeded by it: stacked_start gives the replay that number, or
+    # the grader would sample other holdings than the hint and the computer did.
+    state, _ = stacked_start(options, entries, deal_seeds, "grading", number=number)
     players = state.players
     moves = []
     for entry in entries[1:]:
@@ -262,15 +261,6 @@ def grade_game(
         state, _ = engine.apply(state, seat, action)
     return {"grader": GRADER_LEVEL, "moves": moves,
             "seats": summarize(players, moves, kinds)}
-
-
-def game_number(entries: list[dict[str, Any]]) -> int:
-    """The room's number of the archived game (1, then +1 per rematch and per game of a
-    match): its first entry's ``game_start`` event; 1 if it names none."""
-    for event in (entries[0].get("events") or ()) if entries else ():
-        if event.get("type") == "game_start" and isinstance(event.get("game_number"), int):
-            return max(1, event["game_number"])
-    return 1
 
 
 def accuracy(costs: list[float]) -> float | None:

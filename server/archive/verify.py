@@ -14,12 +14,24 @@ import engine
 from engine import rng
 
 
+def game_number(entries: list[dict[str, Any]]) -> int:
+    """The room's number of the archived game (1, then +1 per rematch and per game of a
+    match): its first entry's ``game_start`` event; 1 if it names none."""
+    for event in (entries[0].get("events") or ()) if entries else ():
+        if event.get("type") == "game_start" and isinstance(event.get("game_number"), int):
+            return max(1, event["game_number"])
+    return 1
+
+
 def stacked_start(
     options: dict[str, Any], entries: list[dict[str, Any]], deal_seeds: list[str | None],
-    seed: str = "replay",
+    seed: str = "replay", *, number: int | None = None,
 ) -> tuple[engine.GameState, list[dict[str, Any]]]:
     """The archived game's start: a new game stacked from its deals' seeds, first dealt by
-    the archived cut's dealer (``entries[0]``'s ``cut_for_deal``).
+    the archived cut's dealer (``entries[0]``'s ``cut_for_deal``), numbered as the room
+    numbered it (``number``, e.g. ``games.game_number``; None: :func:`game_number` of the
+    log), so that every view of the replay names the game the seats saw (a computer's
+    search is seeded by it).
 
     Returns:
         ``(state, events)`` of ``engine.new_game``.
@@ -37,8 +49,10 @@ def stacked_start(
     if any(s is None for s in deal_seeds):
         raise ValueError("a deal was not shuffled from a seed")
     decks = [rng.shuffled_pack(bytes.fromhex(s)) for s in deal_seeds]  # type: ignore[arg-type]
-    return engine.new_game(engine.GameOptions.from_dict(dict(options)), seed,
-                           first_dealer=dealer, decks=decks)
+    state, events = engine.new_game(engine.GameOptions.from_dict(dict(options)), seed,
+                                    first_dealer=dealer, decks=decks)
+    state.game_number = number if number is not None else game_number(entries)
+    return state, events
 
 
 def replay(
