@@ -75,6 +75,12 @@ export function backoffDelay(attempt, policy, random = Math.random) {
   return Math.max(0, Math.round(full * (1 - policy.jitter * random())));
 }
 
+/** Milliseconds on a monotonic clock, for the frame budget: a wall clock set back (NTP, a
+ * user) would hold queued frames back, set forward would send a burst past the budget. */
+function monotonicMs() {
+  return globalThis.performance?.now ? globalThis.performance.now() : Date.now();
+}
+
 function randomPrefix() {
   const bytes = new Uint8Array(6);
   if (globalThis.crypto?.getRandomValues) globalThis.crypto.getRandomValues(bytes);
@@ -782,7 +788,7 @@ export class CribbageClient {
       return false;
     }
     let slot = 0;
-    const now = Date.now();
+    const now = monotonicMs();
     if (this._rate > 0 && message.type !== "hello") {
       this._tokens = Math.min(this._burst, this._tokens + ((now - this._stamp) / 1000) * this._rate);
       this._stamp = now;
@@ -814,7 +820,7 @@ export class CribbageClient {
     if (!first) return;
     this._outboxTimer = setTimeout(() => {
       this._outboxTimer = null;
-      while (this._outbox.length && this._outbox[0].at <= Date.now()) {
+      while (this._outbox.length && this._outbox[0].at <= monotonicMs()) {
         const { ws, frame, message } = this._outbox.shift();
         // A frame queued for a socket that has gone since is dropped: the new connection
         // starts with its own hello, and what it needs again is sent again.
@@ -823,7 +829,7 @@ export class CribbageClient {
         this._events.emit("sent", message);
       }
       this._flushOutboxLater();
-    }, Math.max(0, first.at - Date.now()));
+    }, Math.max(0, first.at - monotonicMs()));
   }
 
   _dropOutbox() {
@@ -928,7 +934,7 @@ export class CribbageClient {
       this._rate = 0.95 * frame.frame_rate;
       this._burst = Math.max(1, (frame.frame_burst || 1) - 1);
       this._tokens = this._burst - 1;
-      this._stamp = Date.now();
+      this._stamp = monotonicMs();
     } else {
       this._rate = 0;
     }

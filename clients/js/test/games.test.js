@@ -307,6 +307,31 @@ test("a client keeps within the frame budget its welcome names: not refused, nev
   }
 });
 
+test("the frame budget runs on a monotonic clock: a wall clock set back holds no frame", { timeout: 60_000 }, async () => {
+  // A budget timed by Date.now() took a clock set back an hour (NTP, a user) for an hour
+  // of frames to repay, and held every frame queued behind it.
+  const slow = await ServerProcess.start({ env: { CRIBBAGE_FRAME_RATE: "8", CRIBBAGE_FRAME_BURST: "4" } });
+  const client = testClient(slow.ws, "Ann", { requestTimeoutMs: 10_000 });
+  const realNow = Date.now;
+  try {
+    await client.connect();
+    assert.equal(client.welcome.frame_rate, 8);
+    const back = realNow() - 3_600_000;
+    const started = performance.now();
+    Date.now = () => back + (performance.now() - started);
+    const pongs = await Promise.all(Array.from({ length: 12 }, () => client.ping()));
+    const took = performance.now() - started;
+    Date.now = realNow;
+    assert.equal(pongs.length, 12);
+    // 12 frames at 95 % of 8 a second with 2 left in the burst: about 1.3 s.
+    assert.ok(took < 8_000, `12 pings took ${Math.round(took)} ms`);
+  } finally {
+    Date.now = realNow;
+    await client.close();
+    await slow.stop();
+  }
+});
+
 test("over the connection's frame rate: acts, history pages and pings are refused rate_limited and sent again", { timeout: 60_000 }, async () => {
   // A server that takes 8 frames a second with a burst of 4: two clients playing at full
   // speed are refused over and over, and the library sends each refused message again.
