@@ -283,10 +283,11 @@ class Grader:
                 (None: any).
 
         Returns:
-            Games graded.
+            Games found without a grading (each tried in turn: one that fails, its worker
+            dying twice or the database, is logged and the next is tried).
 
         Raises:
-            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed.
+            sqlalchemy.exc.SQLAlchemyError, OSError: the database failed to list them.
         """
         query = (select(games.c.id).outerjoin(
             game_gradings, game_gradings.c.game_id == games.c.id)
@@ -299,7 +300,12 @@ class Grader:
         async with self.db.connect() as conn:
             ids = list((await conn.execute(query)).scalars())
         for game_id in ids:
-            await self.ensure(game_id)
+            try:
+                await self.ensure(game_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 (one game's failure stops no other)
+                log.warning("grading of game %s failed in a sweep: %s", game_id, exc)
         return len(ids)
 
     def start_sweep(self, interval: float = 0.0) -> None:
