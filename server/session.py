@@ -564,7 +564,7 @@ class Session:
         another request may begin it, or take the last place of ``hints_in_flight``) or
         the search fails."""
         assert self.hints is not None and record.state is not None and self.seat is not None
-        desk, key = self.hints, (record.id, record.version, self.seat)
+        desk, key = self.hints, (record.id, record.created, record.version, self.seat)
         view: dict[str, Any] = {}
         legal: list[dict[str, Any]] = []
         ticket: Ticket | None = None

@@ -32,8 +32,10 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-HintKey = tuple[str, int, int]
-"""``(room id, room version, seat)``: what a hint is the answer for."""
+HintKey = tuple[str, float, int, int]
+"""``(room id, room created, room version, seat)``: what a hint is the answer for. The
+creation time tells apart two rooms that had one id at different times (a room created
+again with the same ``request_id`` after the first expired starts again at version 1)."""
 
 SEARCHED = frozenset({"discard", "play"})
 """The legal actions whose hint is an ``expert`` search, made by the desk and charged to the
