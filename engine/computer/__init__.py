@@ -138,6 +138,19 @@ def decide(
     return choices[0]
 
 
+def _without_own_count(view: dict[str, Any], legal: list[dict[str, Any]],
+                       ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Under Muggins, a play hint near the end in the expert's order (by the chance to
+    win) but valued by the pegging margin, without ``win``: the chance rests on the seat's
+    own show, counted exactly, so it would tell the player something of the count Muggins
+    asks them to make (a chance of 100 % says the show reaches the target; docs/rules.md
+    §5, docs/protocol.md "hint")."""
+    margin = {row["card"]: row["value"]
+              for row in rank_plays_expert(view, legal, near=False)}
+    return [{k: v for k, v in row.items() if k != "win"} | {"value": margin[row["card"]]}
+            for row in ranked]
+
+
 def suggest(
     view: dict[str, Any], legal: list[dict[str, Any]], level: str = "standard"
 ) -> Suggestion:
@@ -151,7 +164,9 @@ def suggest(
             margin, included in ``expected``) and near the end ``win`` (the chance to win,
             by which they are ranked); its play choices' ``value`` is the search's average
             pegging margin, or near the end the chance to win (also ``win``, even for a
-            card that is the only one that can be played).
+            card that is the only one that can be played) — except under Muggins, where
+            near the end the cards keep the chance's order but carry the margin and no
+            ``win`` (the chance would tell something of the seat's own count).
 
     Raises:
         ValueError: an unknown level.
@@ -191,6 +206,9 @@ def suggest(
         }
     if "play" in kinds:
         ranked = (rank_plays_expert if expert else rank_plays)(view, choices)
+        if (expert and (view.get("options") or {}).get("muggins")
+                and any("win" in row for row in ranked)):
+            ranked = _without_own_count(view, choices, ranked)
         return {
             **base,
             "kind": "play",

@@ -599,12 +599,15 @@ def _show_leaf(view: dict, shape: tuple[int, ...]):
     return leaf
 
 
-def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
+def rank_plays_expert(view: dict, legal: list[dict], *, near: bool | None = None
+                      ) -> list[dict]:
     """Every legal card to play with its value, best first.
 
     Args:
         view: the seat's view in the ``play`` phase, its turn (two players).
         legal: the seat's legal actions.
+        near: value the cards by the chance to win (True) or the pegging margin (False);
+            None: by the chance to win when :func:`near_end`.
 
     Returns:
         ``standard``'s rows (:func:`.pegging.rank_plays`: ``action``, ``card``, ``points``,
@@ -617,7 +620,8 @@ def rank_plays_expert(view: dict, legal: list[dict]) -> list[dict]:
     rows = rank_plays(view, legal)
     if not applies(view) or not rows or not SEARCH:
         return rows
-    near = near_end(view)
+    if near is None:
+        near = near_end(view)
     if len(rows) == 1 and not near:
         # One card, far from the end: its points are the whole story. Near the end even a
         # forced card is given its chance to win (a hint's "why"; a computer seat's
