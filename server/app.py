@@ -709,6 +709,23 @@ ROUTES = [
 ]
 
 
+NOT_FOUND_CODES = (("/api/rooms/", "room_not_found", "no such room"),
+                   ("/api/games/", "game_not_found", "no such game"))
+"""A path under these that no route takes (an id with an encoded slash, ``..%2F..``) is
+answered as a missing room or game, with its code."""
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    """A 404 no route or handler answered: under :data:`NOT_FOUND_CODES`' paths a JSON
+    error with their code, elsewhere the plain text starlette gives."""
+    path = request.url.path
+    for prefix, code, message in NOT_FOUND_CODES:
+        if path.startswith(prefix):
+            return _error(404, code, message)
+    headers = getattr(exc, "headers", None)
+    return PlainTextResponse("Not Found", status_code=404, headers=headers)
+
+
 class CribbageApp(Starlette):
     """The starlette app, with :class:`server.web.headers.SecurityHeaders` outermost: around
     starlette's own error middleware, so that even its ``500`` carries the headers."""
@@ -750,6 +767,7 @@ def create_app(
             Middleware(CORSMiddleware, **origins.cors_options()),
         ],
         exception_handlers={
+            404: _not_found,
             StoreError: _store_down, RedisError: _store_down, ApiError: api_error_response,
             Exception: _internal_error,
         },
