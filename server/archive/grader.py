@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime, timedelta
@@ -57,9 +58,9 @@ SWEEP_BATCH = 50
 """Games :meth:`Grader.sweep` grades at most, newest first."""
 
 MAX_SCHEDULED = 200
-"""Gradings :meth:`Grader.schedule` keeps waiting at most (each holds its game's log in
-memory while the one worker grades the games before it); past it a newly archived game is
-graded on its first read or by a later sweep instead."""
+"""Games :meth:`Grader.schedule` keeps waiting at most (ids only, in one queue per owner);
+past it the owner with the most waiting gives up its newest (which may be the new one), and
+that game is graded on its first read or by a later sweep instead."""
 
 SWEEP_GRACE = 120.0
 """Seconds after a game ended before a periodic sweep grades it (the process that archived
@@ -103,6 +104,11 @@ class Grader:
         self._pool: ProcessPoolExecutor | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._running: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
+        self._queues: dict[str, deque[str]] = {}
+        """Games waiting to be graded, per owner (:meth:`schedule`); the dict's order is the
+        turn order (an owner served goes to the end)."""
+        self._waiting = 0
+        self._consumer: asyncio.Task[Any] | None = None
         self.graded = 0
         """Games this process graded and wrote (a grading another process wrote first is
         not counted: the write is insert-or-nothing)."""
@@ -139,14 +145,51 @@ class Grader:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def schedule(self, game_id: str) -> None:
-        """Grade game ``game_id`` soon, in a task of this process (after the archive); not
-        when :data:`MAX_SCHEDULED` gradings already wait (the game is graded on its first
-        read, or by a later sweep)."""
-        if len(self._tasks) >= MAX_SCHEDULED:
+    def schedule(self, game_id: str, owner: str | None = None) -> None:
+        """Grade game ``game_id`` soon, in this process's one grading task (after the
+        archive), taking turns between owners: the next game graded is the oldest of the
+        owner served longest ago, so that one address archiving games by the hundred (both
+        seats its own, at full speed) delays another player's game by at most one grading
+        per owner waiting, not by its whole backlog.
+
+        Args:
+            game_id: the archived game.
+            owner: whose game it is (:func:`owner_of`; None: the game is its own owner).
+
+        With :data:`MAX_SCHEDULED` games waiting, the owner with the most waiting gives up
+        its newest (the new game, when that is its owner's): counted in :attr:`deferred`,
+        graded on its first read or by a later sweep.
+        """
+        owner = owner or f"game:{game_id}"
+        if self._waiting >= MAX_SCHEDULED:
             self.deferred += 1
-            return
-        self._spawn(self._quietly(game_id))
+            longest = max(self._queues, key=lambda o: len(self._queues[o]))
+            if len(self._queues.get(owner, ())) + 1 >= len(self._queues[longest]):
+                return
+            self._queues[longest].pop()
+            self._waiting -= 1
+        self._queues.setdefault(owner, deque()).append(game_id)
+        self._waiting += 1
+        if self._consumer is None or self._consumer.done():
+            self._consumer = asyncio.create_task(self._consume())
+            self._tasks.add(self._consumer)
+            self._consumer.add_done_callback(self._tasks.discard)
+
+    async def _consume(self) -> None:
+        """Grade the waiting games one at a time (the pool has one worker), owners in turn."""
+        while self._queues:
+            owner = next(iter(self._queues))
+            queue = self._queues.pop(owner)
+            game_id = queue.popleft()
+            self._waiting -= 1
+            if queue:
+                self._queues[owner] = queue  # to the end of the turn order
+            await self._quietly(game_id)
+
+    @property
+    def waiting(self) -> int:
+        """Games :meth:`schedule` keeps waiting now."""
+        return self._waiting
 
     async def _quietly(self, game_id: str) -> None:
         try:
@@ -337,6 +380,14 @@ class Grader:
                 await asyncio.sleep(interval * random.uniform(0.75, 1.25))
 
         self._spawn(run())
+
+
+def owner_of(seats: list[dict[str, Any]], room: str) -> str:
+    """Whose game an archived game is, for :meth:`Grader.schedule`'s turns: the players at
+    its human seats (``game_seats`` rows' ``player_id``), or, with none, its room."""
+    players = sorted({s["player_id"] for s in seats
+                      if s.get("player_id") and s.get("kind") == "human"})
+    return "players:" + ",".join(players) if players else f"room:{room}"
 
 
 async def player_accuracy(db: Database, player_id: str) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from ..rooms import Change, NoChange, Room, RoomService
 from ..settings import Settings
 from ..store.base import Deadline, RoomStore
 from ..timers import ClaimRef, Sweeper
+from .grader import owner_of
 from .rows import game_rows
 from .writer import write_game
 
@@ -188,7 +189,8 @@ class Archiver:
                 if written:
                     self.written += 1
                     if self.grader is not None:
-                        self.grader.schedule(rows["game"]["id"])
+                        self.grader.schedule(rows["game"]["id"],
+                                             owner_of(rows["seats"], deadline.room))
                 else:
                     self.duplicates += 1
                 self.last_lag = max(0.0, self.service.clock() - float(payload.get("ended", 0)))

@@ -170,13 +170,17 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path,
         server.stop()
 
 
-async def test_at_most_max_scheduled_gradings_wait(monkeypatch) -> None:
-    """Games archived faster than the one grading worker grades them do not pile up in
-    memory: past ``MAX_SCHEDULED`` waiting, a new game is left to its first read (or the
-    next start's sweep) and counted as deferred."""
+async def test_gradings_take_turns_between_owners_and_at_most_max_scheduled_wait(
+        monkeypatch) -> None:
+    """Games archived faster than the one grading worker grades them: they wait as ids, one
+    queue per owner, and are graded owners in turn, so one address archiving games by the
+    hundred (an outside check: 350 a minute from 10 rooms, both seats its own) delays
+    another player's game by one grading per owner waiting, not by its backlog; past
+    ``MAX_SCHEDULED`` waiting, the owner with the most waiting gives up its newest (counted
+    as deferred; graded on a read or by a sweep), never the other player's game."""
     from server.archive import grader as grader_module
 
-    monkeypatch.setattr(grader_module, "MAX_SCHEDULED", 3)
+    monkeypatch.setattr(grader_module, "MAX_SCHEDULED", 6)
     grader = Grader(db=None)  # type: ignore[arg-type]  # ensure is replaced below
     gate = asyncio.Event()
     started: list[str] = []
@@ -188,16 +192,36 @@ async def test_at_most_max_scheduled_gradings_wait(monkeypatch) -> None:
     monkeypatch.setattr(grader, "ensure", ensure)
     try:
         for i in range(5):
-            grader.schedule(f"g{i}")
+            grader.schedule(f"flood{i}", "room:r1")
         await asyncio.sleep(0.05)
-        assert started == ["g0", "g1", "g2"] and grader.deferred == 2
+        assert started == ["flood0"]  # one at a time: the pool has one worker
+        grader.schedule("anna1", "players:anna")
+        grader.schedule("flood5", "room:r1")  # now 6 wait: flood1..5 and anna1
+        grader.schedule("flood6", "room:r2")  # full: r1, with the most, gives up flood5
+        grader.schedule("anna2", "players:anna")  # and then flood4
+        assert grader.deferred == 2 and grader.waiting == 6
+        grader.schedule("flood7", "room:r1")  # r1 still has the most: the new one gives way
+        assert grader.deferred == 3 and grader.waiting == 6
         gate.set()
-        for _ in range(100):
+        for _ in range(200):
             if not grader._tasks:
                 break
             await asyncio.sleep(0.01)
-        grader.schedule("g5")  # room again
+        # Owners in turn, each served going to the end of the turns.
+        assert started == ["flood0", "flood1", "anna1", "flood6", "flood2", "anna2",
+                           "flood3"], started
+        assert grader.waiting == 0
+        grader.schedule("later", "players:bob")  # room again, the task starts again
         await asyncio.sleep(0.05)
-        assert started[-1] == "g5" and grader.deferred == 2
+        assert started[-1] == "later"
     finally:
         await grader.stop()
+
+
+def test_a_game_is_owned_by_its_players_or_else_its_room() -> None:
+    from server.archive.grader import owner_of
+
+    seats = [{"player_id": "p2", "kind": "human"}, {"player_id": None, "kind": "computer"},
+             {"player_id": "p1", "kind": "human"}]
+    assert owner_of(seats, "room1") == "players:p1,p2"
+    assert owner_of([{"player_id": None, "kind": "human"}], "room1") == "room:room1"
