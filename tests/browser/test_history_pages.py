@@ -175,8 +175,9 @@ def test_the_replay_names_the_choices_that_cost_points(
     assert line.count() == 2 and line.first.get_attribute("data-cost") == "2.34"
     who = page.text_content("#grading-seats tr[data-seat='0'] th")
     words = CATALOGUES["en"]
+    # The cards in the order a hand shows them, whatever order they were sent in.
     assert line.first.text_content() == words["grading.move_discard"].format(
-        deal=1, who=who, chosen="5♥ 5♦", best="9♣ K♦", cost="2.3")
+        deal=1, who=who, chosen="5♦ 5♥", best="9♣ K♦", cost="2.3")
     assert line.nth(1).text_content() == " ".join((
         words["grading.move_play"].format(deal=4, who=who, chosen="10♠", best="4♦", cost="1.6"),
         words["grading.win_cost"].format(win="3.9")))

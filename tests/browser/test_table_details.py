@@ -248,3 +248,85 @@ def test_a_play_hint_says_an_even_or_a_losing_margin_in_words(live_server: Any,
         assert texts[4] == cat["hint.play_value_behind"].replace("{value}", f"0{point}4"), texts
         assert f"1{point}3" in texts[5] or f"1{point}2" in texts[5], texts
         assert not any("-" in x or "−" in x or f"0{point}0" in x for x in texts), texts
+
+
+PLAY_HINTS = """async (cases) => {
+  const { setLanguage } = await import('/static/js/i18n.js');
+  const { playHintSentences } = await import('/static/js/describe.js');
+  const said = {};
+  for (const code of ['en', 'da', 'sv']) {
+    await setLanguage(code);
+    said[code] = cases.map(([hint, view]) => playHintSentences(hint, view, (p) => `${p}`));
+  }
+  return said;
+}"""
+
+
+def test_a_play_hint_says_only_what_its_numbers_mean(live_server: Any, new_page: Any) -> None:
+    """The sentences of a play hint, in all three languages (an outside check by a Swedish
+    player): with two players the margin over the rest of the play; with three players and
+    in Lowball no such margin (the value there is standard's look one card ahead, with its
+    tie-breaks); in Lowball no "best reply" (the next player wants few points too) but the
+    chance it leaves the go; after thirty-one no reply at all (the count starts again)."""
+    catalogues = {code: json.loads((STATIC / "i18n" / f"{code}.json").read_text("utf-8"))
+                  for code in ("en", "da", "sv")}
+    row = {"card": "9C", "points": 0, "reply": 0.9, "stuck": 0.2, "value": -0.58}
+    two = {"seat": 0, "players": 2, "hand": ["9C", "KD"], "hand_sizes": [2, 2], "count": 0}
+    three = {**two, "players": 3, "hand_sizes": [2, 2, 2]}
+    cases = [
+        ({"goal": "most", "choices": [{**row, "value": 1.25}]}, two),
+        ({"goal": "most", "choices": [row]}, three),
+        ({"goal": "fewest", "choices": [{**row, "reply": 1.557, "stuck": 0.0, "value": 0.1}]}, two),
+        ({"goal": "fewest", "choices": [{**row, "value": -0.9}]}, two),
+        ({"goal": "most", "choices": [{**row, "card": "AH", "points": 2, "reply": 0.0,
+                                       "stuck": 0.0, "value": 2.4}]}, {**two, "count": 30}),
+        ({"goal": "most", "choices": [{**row, "win": 0.62, "value": 0.62}]}, two),
+    ]
+    page = new_page()
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#your-name")
+    said = page.evaluate(PLAY_HINTS, [[h, v] for h, v in cases])
+    for code, page_said in said.items():
+        cat = catalogues[code]
+        point = "." if code == "en" else ","
+
+        def fill(key: str, cat: dict = cat, **values: str) -> str:
+            text = cat[key]
+            for name, value in values.items():
+                text = text.replace("{" + name + "}", value)
+            return text
+
+        assert page_said[0] == [fill("hint.play_why", points="0", reply=f"0{point}9", stuck="20"),
+                                fill("hint.play_value", value=f"1{point}3")], page_said[0]
+        assert page_said[1] == [fill("hint.play_why", points="0", reply=f"0{point}9",
+                                     stuck="20")], page_said[1]
+        assert page_said[2] == [fill("hint.play_why_fewest", points="0")], page_said[2]
+        assert page_said[3] == [fill("hint.play_why_fewest_stuck", points="0", stuck="20")]
+        assert page_said[4] == [fill("hint.play_why_31", points="2"),
+                                fill("hint.play_value", value=f"2{point}4")], page_said[4]
+        assert page_said[5][1] == fill("hint.win", win="0.62"), page_said[5]
+
+
+CRIB_PARTS = """async (choices) => {
+  const { setLanguage } = await import('/static/js/i18n.js');
+  await setLanguage('en');
+  const { discardChoiceText } = await import('/static/js/describe.js');
+  return choices.map((c) => discardChoiceText(c, (p) => `${p}`));
+}"""
+
+
+def test_a_discard_hint_s_parts_add_up_to_its_total(live_server: Any, new_page: Any) -> None:
+    """A discard choice's hand, crib and play as the hint says them add up to its expected
+    total: with three players an opponent's crib counts at half (an outside check saw
+    "about 6.0 points (hand 8.0, crib -4.1)"), with two in full, one's own crib added."""
+    page = new_page()
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#your-name")
+    got = page.evaluate(CRIB_PARTS, [
+        {"cards": ["KD"], "expected": 5.958, "hand": 8.0, "crib": 4.085},
+        {"cards": ["2C", "8D"], "expected": 8.45, "hand": 12.67, "crib": 4.23},
+        {"cards": ["5C", "5D"], "expected": 17.3, "hand": 8.0, "crib": 8.8, "play": 0.5},
+    ])
+    assert "6.0" in got[0] and "8.0" in got[0] and "-2.0" in got[0].replace("−", "-"), got[0]
+    assert "8.5" in got[1] and "12.7" in got[1] and "-4.2" in got[1].replace("−", "-"), got[1]
+    assert "17.3" in got[2] and "8.8" in got[2] and "0.5" in got[2], got[2]

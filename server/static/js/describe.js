@@ -3,7 +3,7 @@
 // a pair is six"), event lines of the play-by-play, and the lines under the board
 // (Back-up 10, game over). Pure functions of engine data (docs/rules.md "Events"); every
 // word comes from the catalogue (i18n.js).
-import { cardShort, cardsShort } from "./cards.js";
+import { cardShort, cardsShort, countValue, pegsNow, sortCards } from "./cards.js";
 import { formatList, formatNumber, genitive, numberWord, t } from "./i18n.js";
 
 /** Show items in the order players count them: fifteens, pairs, runs, flush, nobs. */
@@ -19,6 +19,73 @@ export function playValueText(value) {
   if (Math.abs(value) < 0.05) return t("hint.play_value_even");
   if (value < 0) return t("hint.play_value_behind", { value: formatNumber(-value, 1) });
   return t("hint.play_value", { value: formatNumber(value, 1) });
+}
+
+/**
+ * The sentences after "Play X." in a play hint (a `play` suggestion, best first) for the
+ * seat's `view`, as plain strings: what the card pegs now and what it leaves the next
+ * player; with two players out of Lowball what it is worth over the rest of the play (the
+ * expert's search; with 3 or 4 players and in Lowball the value is standard's look one card
+ * ahead, not said); near the end the chance to win instead. A next player who can always
+ * reply is not said to be stuck 0 %, nor one who never can to have a reply worth 0, nor a
+ * reply that pegs (next to) nothing to be "worth about 0.0 points"; after thirty-one the
+ * count starts again and nobody plays on the card; in Lowball the next player's best reply
+ * is not what the card is chosen by. `chance(p)` writes a chance to win (0..1).
+ */
+export function playHintSentences(hint, view, chance) {
+  const top = (hint.choices || [])[0];
+  if (!top) return [];
+  const seen = view || {};
+  const card = top.card || hint.best?.card;
+  const said = [];
+  if (typeof top.reply === "number") {
+    const stuck = Math.round(100 * (top.stuck || 0));
+    const key = (seen.count || 0) + countValue(card) === 31 ? "hint.play_why_31"
+      : hint.goal === "fewest" ? (stuck > 0 ? "hint.play_why_fewest_stuck" : "hint.play_why_fewest")
+      : (top.stuck || 0) >= 1 ? "hint.play_why_none"
+      : top.reply < 0.05 ? "hint.play_why_nothing" : stuck > 0 ? "hint.play_why" : "hint.play_why_all";
+    said.push(t(key, { points: pegsNow(view, card, top.points), reply: formatNumber(top.reply, 1),
+      stuck: formatNumber(stuck, 0) }));
+  }
+  const own = seen.players === 2 && hint.goal !== "fewest";
+  if (typeof top.win === "number") said.push(t("hint.win", { win: chance(top.win) }));
+  else if (own && typeof top.value === "number" && typeof top.reply === "number") said.push(playValueText(top.value));
+  return said;
+}
+
+/**
+ * One choice of a discard hint as a sentence: its cards, expected points and their parts —
+ * the kept hand, the crib and (when the hint counts it) the play's expected margin; near the
+ * end, when the discards are ranked by the chance to win, that chance first (`chance(p)`
+ * writes it, p in 0..1), then the points (which need not be in the same order).
+ */
+export function discardChoiceText(c, chance) {
+  if (typeof c.win !== "number") return discardChoicePoints(c);
+  const win = chance(c.win);
+  if (typeof c.hand === "number" && typeof c.crib === "number" && typeof c.play === "number") {
+    return t("hint.choice_win", { ...discardChoiceParts(c), win, play: formatNumber(c.play, 1) });
+  }
+  return `${discardChoicePoints(c)} ${t("hint.win", { win })}`;
+}
+
+// A discard choice's cards, expected points, hand and crib as the texts show them. The crib
+// as it counts in the total: its whole average for the seat's own crib, less an opponent's,
+// shared among the other sides (half with three players, a third with four alone): what is
+// left of the total after the hand and the play, so that the parts add up to it
+// (docs/protocol.md "hint").
+function discardChoiceParts(c) {
+  const crib = c.expected - c.hand - (typeof c.play === "number" ? c.play : 0);
+  return { cards: cardsShort(sortCards(c.cards)), points: formatNumber(c.expected, 1),
+    hand: formatNumber(c.hand, 1), crib: formatNumber(crib, 1) };
+}
+
+function discardChoicePoints(c) {
+  if (typeof c.hand !== "number" || typeof c.crib !== "number") {
+    return t("hint.choice", { cards: cardsShort(sortCards(c.cards)), points: formatNumber(c.expected, 1) });
+  }
+  const parts = discardChoiceParts(c);
+  if (typeof c.play === "number") return t("hint.choice_why_play", { ...parts, play: formatNumber(c.play, 1) });
+  return t("hint.choice_why", parts);
 }
 
 export const capitalize = (s) => s.charAt(0).toLocaleUpperCase() + s.slice(1);
@@ -222,7 +289,7 @@ export function logLine(ev, names) {
     case "deal":
       return t("log.deal", { n: ev.deal_number, who: who(ev.dealer), form: f(ev.dealer) });
     case "discard":
-      return ev.cards ? t("log.discard_own", { cards: cardsShort(ev.cards) })
+      return ev.cards ? t("log.discard_own", { cards: cardsShort(sortCards(ev.cards)) })
         : t("log.discard", { who: who(ev.seat), form: f(ev.seat), n: ev.count });
     case "starter":
       return t("log.starter", { card: cardShort(ev.card) });

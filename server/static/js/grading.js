@@ -3,7 +3,7 @@
 // page — each seat's accuracy and the choices that cost points — and the profile's average
 // accuracy. Everything is text (dom.js text nodes), never markup.
 import { h } from "./dom.js";
-import { cardsShort } from "./cards.js";
+import { cardsShort, sortCards } from "./cards.js";
 import { formatNumber, t } from "./i18n.js";
 
 const num = (n, digits) => (n === null || n === undefined ? "—" : formatNumber(n, digits));
@@ -14,9 +14,10 @@ const num = (n, digits) => (n === null || n === undefined ? "—" : formatNumber
  * computer's moves for a person's seat are marked so). */
 export function moveLine(move, name, human = () => true) {
   const params = {
-    deal: move.deal, who: name(move.seat), chosen: cardsShort(move.chosen),
+    // both in the order a hand is shown (the log keeps the order the cards were sent)
+    deal: move.deal, who: name(move.seat), chosen: cardsShort(sortCards(move.chosen)),
     // a cost under 0.1 keeps two decimals (never "0.0 points")
-    best: cardsShort(move.best), cost: formatNumber(move.cost, move.cost < 0.1 ? 2 : 1),
+    best: cardsShort(sortCards(move.best)), cost: formatNumber(move.cost, move.cost < 0.1 ? 2 : 1),
   };
   let text = t(move.kind === "discard" ? "grading.move_discard" : "grading.move_play", params);
   // Near the end the cost is a chance to win given up (in points at that score): say it.

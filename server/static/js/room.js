@@ -13,11 +13,11 @@
 // across renders (dom.js).
 import { CribbageClient, RETRY_CODES } from "../vendor/cribbage-client/index.js";
 import { COMPACT_QUERY, board } from "./board.js";
-import { cardBack, cardEl, cardShort, cardsShort, pegsNow, sortCards } from "./cards.js";
+import { cardBack, cardEl, cardShort, cardsShort, sortCards } from "./cards.js";
 import { CHAT_MODES, CHAT_REFS, ChatState, chatPanel } from "./chat.js";
 import {
   backupLine, capitalize, codeText, describeOptions, gameOverLines, logLine, makeNames, matchLines,
-  matchScore, playValueText, sayShow,
+  discardChoiceText, matchScore, playHintSentences, sayShow,
 } from "./describe.js";
 import { h, replaceKeepingFocus } from "./dom.js";
 import { formatList, formatNumber, onLanguageChange, t } from "./i18n.js";
@@ -1050,43 +1050,11 @@ export function roomPage(root, roomId) {
     return new Set();
   }
 
-  // One discard choice with its parts: the kept hand, the crib, and (when the hint
-  // counts it) the play's expected margin.
-  function choiceWhy(c) {
-    // Near the end the discards are ranked by the chance to win: each says its chance
-    // first, then its points (which need not be in the same order).
-    if (typeof c.win !== "number") return choicePoints(c);
-    const win = chanceText(c.win);
-    if (typeof c.hand === "number" && typeof c.crib === "number" && typeof c.play === "number") {
-      return t("hint.choice_win", { ...choiceParts(c), win, play: formatNumber(c.play, 1) });
-    }
-    return `${choicePoints(c)} ${t("hint.win", { win })}`;
-  }
-
   // A chance to win (0..1) in percent: whole percents, but one decimal below 1 % and above
   // 99 %, where whole percents would make different choices all read 0 or 100.
   function chanceText(p) {
     const pct = 100 * p;
     return formatNumber(pct, pct > 0 && pct < 100 && (pct < 1 || pct > 99) ? 1 : 0);
-  }
-
-  // A discard choice's cards, expected points, hand and crib as the texts show them.
-  function choiceParts(c) {
-    // The crib counts against the choice when it is an opponent's: its sign is the one
-    // that adds up to the expected total.
-    const rest = c.expected - c.hand - (typeof c.play === "number" ? c.play : 0);
-    const crib = Math.abs(rest - c.crib) <= Math.abs(rest + c.crib) ? c.crib : -c.crib;
-    return { cards: cardsShort(sortCards(c.cards)), points: formatNumber(c.expected, 1),
-      hand: formatNumber(c.hand, 1), crib: formatNumber(crib, 1) };
-  }
-
-  function choicePoints(c) {
-    if (typeof c.hand !== "number" || typeof c.crib !== "number") {
-      return t("hint.choice", { cards: cardsShort(sortCards(c.cards)), points: formatNumber(c.expected, 1) });
-    }
-    const parts = choiceParts(c);
-    if (typeof c.play === "number") return t("hint.choice_why_play", { ...parts, play: formatNumber(c.play, 1) });
-    return t("hint.choice_why", parts);
   }
 
   function hintText() {
@@ -1098,35 +1066,23 @@ export function roomPage(root, roomId) {
       const top = (hint.choices || []).slice(0, 3);
       body = h("span", {}, t(hint.goal === "fewest" ? "hint.discard_fewest" : "hint.discard", { cards: cardsShort(sortCards(hint.best.cards)) }),
         top.length ? h("ol", { class: "hint-choices" }, top.map((c, i) =>
-          h("li", {}, choiceWhy(c), " ",
+          h("li", {}, discardChoiceText(c, chanceText), " ",
             // One click picks the suggested cards; "lay away" still confirms.
             h("button", { type: "button", class: "link-button", "data-key": `hint-pick-${i}`,
-              onclick: () => { state.selected = new Set(c.cards); render(); } }, t("hint.pick"))))) : null);
+              onclick: () => { state.selected = new Set(c.cards); render(); } },
+              t(c.cards.length === 1 ? "hint.pick_one" : "hint.pick"))))) : null);
     } else if (hint.kind === "play" && hint.best) {
-      // Why: what the suggested card pegs now and what it leaves the next player.
-      // Near the end the value is the chance to win (`win`), not points: only the chance
-      // is said then. A next player who can always reply is not said to be stuck 0 %, nor
-      // one who never can to have a reply worth 0 (they cannot play on it), nor a reply
-      // that pegs (next to) nothing to be "worth about 0.0 points".
-      const top = (hint.choices || [])[0];
-      const stuck = top ? Math.round(100 * (top.stuck || 0)) : 0;
-      const idle = top && typeof top.reply === "number" && top.reply < 0.05;
-      const why = top && (top.stuck || 0) >= 1 ? "hint.play_why_none"
-        : idle ? "hint.play_why_nothing" : stuck > 0 ? "hint.play_why" : "hint.play_why_all";
+      // Why (describe.js playHintSentences): what the card pegs now and leaves the next
+      // player, and what it is worth over the rest of the play or its chance to win.
       body = h("span", {}, t("hint.play", { card: cardShort(hint.best.card) }),
-        top && typeof top.reply === "number" ? [" ", t(why, {
-          points: pegsNow(state.view, top.card || hint.best.card, top.points),
-          reply: formatNumber(top.reply, 1), stuck: formatNumber(stuck, 0) })] : null,
-        top && typeof top.value === "number" && typeof top.reply === "number" && typeof top.win !== "number"
-          ? [" ", playValueText(top.value)] : null,
-        top && typeof top.win === "number" ? [" ", t("hint.win", { win: chanceText(top.win) })] : null);
+        playHintSentences(hint, state.view, chanceText).map((sentence) => [" ", sentence]));
     }
     else if (hint.kind === "announce") {
       body = h("span", { class: "hint-muggins" }, t(`hint.announce_${hint.counting === "crib" ? "crib" : "hand"}`),
-        h("ul", { class: "hint-steps" }, t("hint.count_steps").map((step) => h("li", {}, step))));
+        h("ul", { class: "hint-steps" }, t(hint.counting === "crib" ? "hint.count_steps_crib" : "hint.count_steps").map((step) => h("li", {}, step))));
     } else if (hint.kind === "answer") {
       body = h("span", { class: "hint-muggins" }, t("hint.answer", { n: hint.announced }),
-        h("ul", { class: "hint-steps" }, t("hint.count_steps").map((step) => h("li", {}, step))));
+        h("ul", { class: "hint-steps" }, t(hint.counting === "crib" ? "hint.count_steps_crib" : "hint.count_steps").map((step) => h("li", {}, step))));
     } else body = t("hint.nothing");
     return h("div", { class: "hint", role: "status" }, h("strong", {}, t("hint.label")), " ", body);
   }
