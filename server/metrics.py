@@ -277,9 +277,13 @@ class _Collector(Collector):
                                       "(the pool or the database; a later read grades the "
                                       "game)", value=grader.failures)
             yield CounterMetricFamily("cribbage_gradings_deferred", "Archived games not "
-                                      "scheduled for grading because too many waited (a "
-                                      "read or the next start's sweep grades them)",
+                                      "kept waiting for grading because too many waited "
+                                      "(the owner with the most waiting gave up its newest; "
+                                      "a read or a later sweep grades it)",
                                       value=grader.deferred)
+            yield GaugeMetricFamily("cribbage_gradings_waiting", "Archived games waiting "
+                                    "for this process's grader (at most 200)",
+                                    value=grader.waiting)
         chat = getattr(s, "chat", None)
         if chat is not None:
             yield CounterMetricFamily("cribbage_chat_messages", "Chat messages said through "

@@ -74,6 +74,10 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path,
             assert mine["exact"] == sum(1 for m in grading["moves"]
                                         if m["seat"] == 0 and m["cost"] == 0)
 
+            metrics = (await http.get("/metrics")).text
+            assert "cribbage_gradings_waiting 0.0" in metrics  # graded: nothing waits
+            assert "cribbage_gradings_deferred_total 0.0" in metrics
+
             profile = (await http.get(f"/api/players/{anna['id']}")).json()
             PlayerProfile.model_validate(profile)
             assert profile["accuracy"]["games"] == 1
