@@ -141,12 +141,13 @@ def decide(
 def _without_own_count(view: dict[str, Any], legal: list[dict[str, Any]],
                        ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Under Muggins, a play hint near the end in the expert's order (by the chance to
-    win) but valued by the pegging margin, without ``win``: the chance rests on the seat's
-    own show, counted exactly, so it would tell the player something of the count Muggins
-    asks them to make (a chance of 100 % says the show reaches the target; docs/rules.md
-    §5, docs/protocol.md "hint")."""
+    win) but valued by the pegging margin alone (the game's end left out: a number of
+    holes, never a game won or lost), without ``win``: the chance rests on the seat's own
+    show, counted exactly, so it would tell the player something of the count Muggins asks
+    them to make (a chance of 100 % says the show reaches the target; docs/rules.md §5,
+    docs/protocol.md "hint")."""
     margin = {row["card"]: row["value"]
-              for row in rank_plays_expert(view, legal, near=False)}
+              for row in rank_plays_expert(view, legal, near=False, ends=False)}
     return [{k: v for k, v in row.items() if k != "win"} | {"value": margin[row["card"]]}
             for row in ranked]
 

@@ -599,8 +599,8 @@ def _show_leaf(view: dict, shape: tuple[int, ...]):
     return leaf
 
 
-def rank_plays_expert(view: dict, legal: list[dict], *, near: bool | None = None
-                      ) -> list[dict]:
+def rank_plays_expert(view: dict, legal: list[dict], *, near: bool | None = None,
+                      ends: bool = True) -> list[dict]:
     """Every legal card to play with its value, best first.
 
     Args:
@@ -608,6 +608,9 @@ def rank_plays_expert(view: dict, legal: list[dict], *, near: bool | None = None
         legal: the seat's legal actions.
         near: value the cards by the chance to win (True) or the pegging margin (False);
             None: by the chance to win when :func:`near_end`.
+        ends: the game ends when a side reaches the target in the play (a margin then
+            counts the game won or lost as :data:`WIN_BONUS`); False: the pegging margin
+            alone, as if the target were out of reach (with ``near`` False).
 
     Returns:
         ``standard``'s rows (:func:`.pegging.rank_plays`: ``action``, ``card``, ``points``,
@@ -658,7 +661,8 @@ def rank_plays_expert(view: dict, legal: list[dict], *, near: bool | None = None
             rest = list(mine)
             rest.remove(r)
             v = _after(tuple(rest), shape, count, pile, r, True, 0, 0,
-                       target - mine_score, target - theirs_score, leaf, WIN_BONUS, local,
+                       target - mine_score if ends else 999,
+                       target - theirs_score if ends else 999, leaf, WIN_BONUS, local,
                        opp_model)
             sums[r] = sums.get(r, 0.0) + w * v
     for order, row in enumerate(rows):

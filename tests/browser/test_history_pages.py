@@ -173,6 +173,8 @@ def test_the_replay_names_the_choices_that_cost_points(
     page.wait_for_selector("#grading[data-state=graded]")
     line = page.locator("#grading-moves li")
     assert line.count() == 2 and line.first.get_attribute("data-cost") == "2.34"
+    # Its moves near the end weigh the chance to win (win_cost): the note says how.
+    assert CATALOGUES["en"]["grading.note_end"] in page.text_content(".grading-note")
     who = page.text_content("#grading-seats tr[data-seat='0'] th")
     words = CATALOGUES["en"]
     # The cards in the order a hand shows them, whatever order they were sent in.

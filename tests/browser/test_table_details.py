@@ -281,6 +281,11 @@ def test_a_play_hint_says_only_what_its_numbers_mean(live_server: Any, new_page:
         ({"goal": "most", "choices": [{**row, "card": "AH", "points": 2, "reply": 0.0,
                                        "stuck": 0.0, "value": 2.4}]}, {**two, "count": 30}),
         ({"goal": "most", "choices": [{**row, "win": 0.62, "value": 0.62}]}, two),
+        # Lowball, the last card: nobody can play on it (its go is in its points).
+        ({"goal": "fewest", "choices": [{**row, "points": 1, "stuck": 1.0}]}, two),
+        # Muggins near the end: the expert's order, each card's margin alone.
+        ({"goal": "most", "choices": [{**row, "value": -0.4}, {**row, "card": "KD",
+                                                              "value": 1.0}]}, two),
     ]
     page = new_page()
     page.goto(live_server.url + "/")
@@ -305,6 +310,10 @@ def test_a_play_hint_says_only_what_its_numbers_mean(live_server: Any, new_page:
         assert page_said[4] == [fill("hint.play_why_31", points="2"),
                                 fill("hint.play_value", value=f"2{point}4")], page_said[4]
         assert page_said[5][1] == fill("hint.win", win="0.62"), page_said[5]
+        assert page_said[6] == [fill("hint.play_why_none", points="1")], page_said[6]
+        assert page_said[7][1:] == [fill("hint.play_value_behind", value=f"0{point}4"),
+                                    cat["hint.play_for_game"]], page_said[7]
+        assert cat["hint.play_for_game"] not in page_said[0], page_said[0]
 
 
 CRIB_PARTS = """async (choices) => {

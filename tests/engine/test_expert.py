@@ -465,6 +465,17 @@ def test_under_muggins_a_play_hint_near_the_end_tells_no_chance_to_win() -> None
         "starter": "3C"}])
     state, _ = discard_all(state, {0: ["AH", "AD"], 1: ["QS", "JS"]})
     margins = {r["card"]: r["value"] for r in expert.rank_plays_expert(
-        engine.view(state, 1), engine.legal_actions(state, 1), near=False)}
+        engine.view(state, 1), engine.legal_actions(state, 1), near=False, ends=False)}
     assert {r["card"]: r["value"] for r in hidden["choices"]} == margins
     assert any(abs(v) > 0.05 for v in margins.values())
+    # Where a side can reach the target in the play, the values stay a number of holes
+    # (the margin with the game's end left out counted a game won or lost as 200 holes,
+    # and a hint said a card "costs about 29 points": an outside check).
+    for scores in ([117, 118], [119, 119], [115, 119]):
+        state, _ = stacked(GameOptions(muggins=True), dealer=0, scores=scores, deals=[{
+            "hands": {1: ["5C", "4D", "4H", "KC", "QS", "JS"],
+                      0: ["KD", "9D", "8C", "2S", "AH", "AD"]},
+            "starter": "3C"}])
+        state, _ = discard_all(state, {0: ["AH", "AD"], 1: ["QS", "JS"]})
+        rows = suggest(engine.view(state, 1), engine.legal_actions(state, 1), "expert")
+        assert all(abs(r["value"]) < 31 and "win" not in r for r in rows["choices"]), rows

@@ -41,7 +41,8 @@ export function playHintSentences(hint, view, chance) {
   if (typeof top.reply === "number") {
     const stuck = Math.round(100 * (top.stuck || 0));
     const key = (seen.count || 0) + countValue(card) === 31 ? "hint.play_why_31"
-      : hint.goal === "fewest" ? (stuck > 0 ? "hint.play_why_fewest_stuck" : "hint.play_why_fewest")
+      : hint.goal === "fewest" ? ((top.stuck || 0) >= 1 ? "hint.play_why_none"
+        : stuck > 0 ? "hint.play_why_fewest_stuck" : "hint.play_why_fewest")
       : (top.stuck || 0) >= 1 ? "hint.play_why_none"
       : top.reply < 0.05 ? "hint.play_why_nothing" : stuck > 0 ? "hint.play_why" : "hint.play_why_all";
     said.push(t(key, { points: pegsNow(view, card, top.points), reply: formatNumber(top.reply, 1),
@@ -49,7 +50,14 @@ export function playHintSentences(hint, view, chance) {
   }
   const own = seen.players === 2 && hint.goal !== "fewest";
   if (typeof top.win === "number") said.push(t("hint.win", { win: chance(top.win) }));
-  else if (own && typeof top.value === "number" && typeof top.reply === "number") said.push(playValueText(top.value));
+  else if (own && typeof top.value === "number" && typeof top.reply === "number") {
+    said.push(playValueText(top.value));
+    // Under Muggins near the end the cards keep the order of the chance to win but carry
+    // their pegging margin alone (docs/protocol.md "hint"): a card chosen below another's
+    // margin is chosen for the game.
+    const most = Math.max(...(hint.choices || []).map((c) => (typeof c.value === "number" ? c.value : -Infinity)));
+    if (most > top.value + 0.05) said.push(t("hint.play_for_game"));
+  }
   return said;
 }
 
@@ -305,7 +313,7 @@ export function logLine(ev, names) {
       });
     case "show_hand":
       return t("log.show", {
-        whose: capitalize(names.whose(ev.seat, ev.kind)), cards: cardsShort(ev.cards), starter: cardShort(ev.starter),
+        whose: capitalize(names.whose(ev.seat, ev.kind)), cards: cardsShort(sortCards(ev.cards)), starter: cardShort(ev.starter),
         n: ev.total, say: sayShow(ev.items),
       });
     case "announce":

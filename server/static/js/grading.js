@@ -45,7 +45,10 @@ export function gradingPanel(grading, name, human = () => true) {
   const costly = grading.moves.filter((m) => m.cost > 0);
   return h("section", { class: "panel grading", id: "grading", "aria-labelledby": "grading-h", "data-state": "graded" },
     head,
-    h("p", { class: "muted grading-note" }, t("grading.note", { level: t(`level.${grading.grader}`) })),
+    // The chance to win is weighed only where the expert plays for it (two players, not
+    // Lowball): its moves near the end carry `win_cost`.
+    h("p", { class: "muted grading-note" }, t("grading.note", { level: t(`level.${grading.grader}`) }),
+      grading.moves.some((m) => typeof m.win_cost === "number") ? [" ", t("grading.note_end")] : null),
     h("div", { class: "table-scroll" }, h("table", { class: "stats-table", id: "grading-seats" },
       h("caption", { class: "sr-only" }, t("grading.title")),
       h("thead", {}, h("tr", {}, ["player", "accuracy", "decisions", "exact", "cost"].map((c) =>

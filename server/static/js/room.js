@@ -218,7 +218,11 @@ export function roomPage(root, roomId) {
     state.inFlight = false;
     state.story.add(frame.version, frame.events);
     const v = state.view;
-    if (!before || before.phase !== v?.phase || before.turn !== v?.turn || before.deal_number !== v?.deal_number) {
+    // A hint is for the position it was asked in: gone once the phase, the turn, the deal
+    // or the seat's own hand changes (a card laid with the turn staying here, when the
+    // other side has no card left, changes only the hand).
+    if (!before || before.phase !== v?.phase || before.turn !== v?.turn || before.deal_number !== v?.deal_number
+        || (before.hand || []).length !== (v?.hand || []).length) {
       state.hint = null;
     }
     if (v && before && before.deal_number !== v.deal_number) state.selected.clear();
@@ -1009,7 +1013,7 @@ export function roomPage(root, roomId) {
     if (hintsAllowed() && myMove()) {
       actions.push(h("button", { type: "button", id: "hint", "data-key": "hint", onclick: askHint }, t("hint.button")));
     }
-    const crib = v.my_discards?.length ? h("p", { class: "muted my-crib" }, t("hand.in_crib", { cards: cardsShort(v.my_discards) })) : null;
+    const crib = v.my_discards?.length ? h("p", { class: "muted my-crib" }, t("hand.in_crib", { cards: cardsShort(sortCards(v.my_discards)) })) : null;
     return h("div", { class: "my-area" },
       h("h2", { class: "sr-only", id: "hand-h" }, t("hand.title")),
       myClock(v),
