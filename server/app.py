@@ -717,7 +717,11 @@ answered as a missing room or game, with its code."""
 
 async def _not_found(request: Request, exc: Exception) -> Response:
     """A 404 no route or handler answered: under :data:`NOT_FOUND_CODES`' paths a JSON
-    error with their code, elsewhere the plain text starlette gives."""
+    error with their code, elsewhere the plain text starlette gives. (Starlette looks a
+    status code's handler up before an exception class's: an :class:`ApiError` 404 is
+    answered as every ApiError is.)"""
+    if isinstance(exc, ApiError):
+        return await api_error_response(request, exc)
     path = request.url.path
     for prefix, code, message in NOT_FOUND_CODES:
         if path.startswith(prefix):

@@ -9,14 +9,15 @@ a game twice changes nothing.
 
 When a game is graded:
 
-* right after the archiver wrote it (:meth:`Grader.schedule`, a task of this process: the
-  archive's claim does not wait for it);
+* right after the archiver wrote it (:meth:`Grader.schedule`: one task of this process
+  grades the waiting games, owners in turn; the archive's claim does not wait for it);
 * on the first read of a game whose grading is missing (:meth:`Grader.grading`, used by
   ``GET /api/games/{id}``): a process that died before grading loses nothing for good;
 * by :meth:`Grader.sweep`: once after start-up, the newest games archived without a
   grading, at most :data:`SWEEP_BATCH`; then every ``grading_sweep_interval_seconds``
   (give or take a quarter, so that replicas started together drift apart), the newest
-  without one that ended between :data:`SWEEP_LOOKBACK` and :data:`SWEEP_GRACE` seconds ago:
+  without one that ended between :data:`SWEEP_LOOKBACK` and :data:`SWEEP_GRACE` seconds ago,
+  those with a player first:
   a game whose archiving process died before grading it, or one past
   :data:`MAX_SCHEDULED`, is graded by whichever process sweeps next.
 
@@ -39,7 +40,7 @@ from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, case, exists, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -154,19 +155,22 @@ class Grader:
 
         Args:
             game_id: the archived game.
-            owner: whose game it is (:func:`owner_of`; None: the game is its own owner).
+            owner: whose game it is (:func:`owner_of`; None: :data:`ANONYMOUS`).
 
         With :data:`MAX_SCHEDULED` games waiting, the owner with the most waiting gives up
-        its newest (the new game, when that is its owner's): counted in :attr:`deferred`,
-        graded on its first read or by a later sweep.
+        its newest (the new game, when its owner would then have the most): counted in
+        :attr:`deferred`, graded on its first read or by a later sweep (which takes games
+        with a player first).
         """
-        owner = owner or f"game:{game_id}"
+        owner = owner or ANONYMOUS
         if self._waiting >= MAX_SCHEDULED:
             self.deferred += 1
             longest = max(self._queues, key=lambda o: len(self._queues[o]))
-            if len(self._queues.get(owner, ())) + 1 >= len(self._queues[longest]):
+            if len(self._queues.get(owner, ())) + 1 > len(self._queues[longest]):
                 return
             self._queues[longest].pop()
+            if not self._queues[longest]:
+                del self._queues[longest]
             self._waiting -= 1
         self._queues.setdefault(owner, deque()).append(game_id)
         self._waiting += 1
@@ -322,8 +326,8 @@ class Grader:
 
         Args:
             limit: games at most.
-            ended: only games that ended between ``ended[0]`` and ``ended[1]`` seconds ago
-                (None: any).
+            ended: only games that ended between ``ended[0]`` and ``ended[1]`` seconds ago,
+                those with a player at a human seat first (None: any, the newest first).
 
         Returns:
             Games found without a grading (each tried in turn: one that fails, its worker
@@ -335,11 +339,20 @@ class Grader:
         query = (select(games.c.id).outerjoin(
             game_gradings, game_gradings.c.game_id == games.c.id)
             .where(game_gradings.c.game_id.is_(None)))
-        if ended is not None:
+        if ended is None:
+            query = query.order_by(games.c.ended_at.desc())
+        else:
+            # Games with a player first (a profile's average waits for them; a flood of
+            # games without one must not keep them out), then the newest.
             now = datetime.now(UTC)
-            query = query.where(games.c.ended_at >= now - timedelta(seconds=ended[0]),
-                                games.c.ended_at <= now - timedelta(seconds=ended[1]))
-        query = query.order_by(games.c.ended_at.desc()).limit(limit)
+            with_player = exists().where(game_seats.c.game_id == games.c.id,
+                                         game_seats.c.player_id.is_not(None),
+                                         game_seats.c.kind == "human")
+            query = query.where(
+                games.c.ended_at >= now - timedelta(seconds=ended[0]),
+                games.c.ended_at <= now - timedelta(seconds=ended[1])).order_by(
+                case((with_player, 0), else_=1), games.c.ended_at.desc())
+        query = query.limit(limit)
         async with self.db.connect() as conn:
             ids = list((await conn.execute(query)).scalars())
         for game_id in ids:
@@ -382,12 +395,19 @@ class Grader:
         self._spawn(run())
 
 
-def owner_of(seats: list[dict[str, Any]], room: str) -> str:
+ANONYMOUS = "anonymous"
+"""The one owner of every game without a player at a human seat (:func:`owner_of`)."""
+
+
+def owner_of(seats: list[dict[str, Any]]) -> str:
     """Whose game an archived game is, for :meth:`Grader.schedule`'s turns: the players at
-    its human seats (``game_seats`` rows' ``player_id``), or, with none, its room."""
+    its human seats (``game_seats`` rows' ``player_id``), or :data:`ANONYMOUS` for every game
+    with none. A grading counts most in a player's profile average; a game without a player
+    is graded on its replay's first read anyway, and rooms cost nothing to make, so games
+    without a player share one queue: a flood of them, one room each, is one owner."""
     players = sorted({s["player_id"] for s in seats
                       if s.get("player_id") and s.get("kind") == "human"})
-    return "players:" + ",".join(players) if players else f"room:{room}"
+    return "players:" + ",".join(players) if players else ANONYMOUS
 
 
 async def player_accuracy(db: Database, player_id: str) -> dict[str, Any]:

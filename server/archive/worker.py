@@ -190,7 +190,7 @@ class Archiver:
                     self.written += 1
                     if self.grader is not None:
                         self.grader.schedule(rows["game"]["id"],
-                                             owner_of(rows["seats"], deadline.room))
+                                             owner_of(rows["seats"]))
                 else:
                     self.duplicates += 1
                 self.last_lag = max(0.0, self.service.clock() - float(payload.get("ended", 0)))

@@ -177,12 +177,14 @@ async def test_a_finished_game_is_graded_and_the_profile_averages_it(tmp_path,
 async def test_gradings_take_turns_between_owners_and_at_most_max_scheduled_wait(
         monkeypatch) -> None:
     """Games archived faster than the one grading worker grades them: they wait as ids, one
-    queue per owner, and are graded owners in turn, so one address archiving games by the
-    hundred (an outside check: 350 a minute from 10 rooms, both seats its own) delays
-    another player's game by one grading per owner waiting, not by its backlog; past
-    ``MAX_SCHEDULED`` waiting, the owner with the most waiting gives up its newest (counted
-    as deferred; graded on a read or by a sweep), never the other player's game."""
+    queue per owner (each game's players; every game without one is one owner), and are
+    graded owners in turn, so a flood of games (an outside check: 350 a minute from 10
+    rooms, both seats its own; then one game per new room from 8 addresses) delays a
+    player's game by one grading per owner waiting, not by its backlog; past
+    ``MAX_SCHEDULED`` waiting, the owner with the most waiting gives up its newest, never a
+    player's one game."""
     from server.archive import grader as grader_module
+    from server.archive.grader import ANONYMOUS
 
     monkeypatch.setattr(grader_module, "MAX_SCHEDULED", 6)
     grader = Grader(db=None)  # type: ignore[arg-type]  # ensure is replaced below
@@ -196,15 +198,15 @@ async def test_gradings_take_turns_between_owners_and_at_most_max_scheduled_wait
     monkeypatch.setattr(grader, "ensure", ensure)
     try:
         for i in range(5):
-            grader.schedule(f"flood{i}", "room:r1")
+            grader.schedule(f"flood{i}")  # no player: the anonymous owner
         await asyncio.sleep(0.05)
         assert started == ["flood0"]  # one at a time: the pool has one worker
         grader.schedule("anna1", "players:anna")
-        grader.schedule("flood5", "room:r1")  # now 6 wait: flood1..5 and anna1
-        grader.schedule("flood6", "room:r2")  # full: r1, with the most, gives up flood5
+        grader.schedule("flood5", ANONYMOUS)  # now 6 wait: flood1..5 and anna1
+        grader.schedule("bob1", "players:bob")  # full: the flood gives up flood5
         grader.schedule("anna2", "players:anna")  # and then flood4
         assert grader.deferred == 2 and grader.waiting == 6
-        grader.schedule("flood7", "room:r1")  # r1 still has the most: the new one gives way
+        grader.schedule("flood6")  # the flood still has the most: the new one gives way
         assert grader.deferred == 3 and grader.waiting == 6
         gate.set()
         for _ in range(200):
@@ -212,20 +214,74 @@ async def test_gradings_take_turns_between_owners_and_at_most_max_scheduled_wait
                 break
             await asyncio.sleep(0.01)
         # Owners in turn, each served going to the end of the turns.
-        assert started == ["flood0", "flood1", "anna1", "flood6", "flood2", "anna2",
+        assert started == ["flood0", "flood1", "anna1", "bob1", "flood2", "anna2",
                            "flood3"], started
         assert grader.waiting == 0
-        grader.schedule("later", "players:bob")  # room again, the task starts again
+
+        # Every queue one game long (one game per owner) and full: a new player's game
+        # still gets in, and the newest of an owner with one gives way.
+        gate.clear()
+        started.clear()
+        for i in range(7):
+            grader.schedule(f"p{i}", f"players:p{i}")
         await asyncio.sleep(0.05)
-        assert started[-1] == "later"
+        grader.schedule("carl1", "players:carl")
+        assert "carl1" in {g for q in grader._queues.values() for g in q}
+        gate.set()
+        for _ in range(200):
+            if not grader._tasks:
+                break
+            await asyncio.sleep(0.01)
+        assert "carl1" in started and grader.waiting == 0
     finally:
         await grader.stop()
 
 
-def test_a_game_is_owned_by_its_players_or_else_its_room() -> None:
-    from server.archive.grader import owner_of
+def test_a_game_is_owned_by_its_players_or_else_by_no_one_in_particular() -> None:
+    from server.archive.grader import ANONYMOUS, owner_of
 
     seats = [{"player_id": "p2", "kind": "human"}, {"player_id": None, "kind": "computer"},
              {"player_id": "p1", "kind": "human"}]
-    assert owner_of(seats, "room1") == "players:p1,p2"
-    assert owner_of([{"player_id": None, "kind": "human"}], "room1") == "room:room1"
+    assert owner_of(seats) == "players:p1,p2"
+    assert owner_of([{"player_id": None, "kind": "human"}]) == ANONYMOUS
+
+
+async def test_a_periodic_sweep_takes_games_with_a_player_first(database, monkeypatch) -> None:
+    """A periodic sweep looks only at games that ended 2 minutes to 6 hours ago, those
+    with a player at a human seat first, then the newest: a flood of games without a player
+    (an outside check: one game per new room from 8 addresses, 1,100 of them newer than a
+    player's game) does not keep a player's game from its grading; on SQLite and
+    PostgreSQL."""
+    import time
+
+    from rating_payloads import add_players, payload, write
+
+    from server.archive.grader import SWEEP_GRACE, SWEEP_LOOKBACK
+
+    await add_players(database, "anna")
+    now = time.time()
+    ids = {}
+    for name, ago, player in (("too_new", 10, "anna"), ("anon_new", 200, None),
+                              ("anna", 300, "anna"), ("anon_old", 400, None),
+                              ("too_old", 8 * 3600, "anna")):
+        seats = [{"player": player, "kind": "human"}, {"kind": "computer", "level": "easy"}]
+        body, entries = payload(f"room{name}", 1, "2", seats, [121, 90], rated=False,
+                                ended=now - ago)
+        assert await write(database, f"room{name}", body, entries)
+        ids[body["id"]] = name
+    grader = Grader(database)
+    seen: list[str] = []
+
+    async def ensure(game_id: str) -> None:
+        seen.append(ids[game_id])
+
+    monkeypatch.setattr(grader, "ensure", ensure)
+    assert await grader.sweep(2, ended=(SWEEP_LOOKBACK, SWEEP_GRACE)) == 2
+    assert seen == ["anna", "anon_new"]
+    seen.clear()
+    assert await grader.sweep(10, ended=(SWEEP_LOOKBACK, SWEEP_GRACE)) == 3
+    assert seen == ["anna", "anon_new", "anon_old"]
+    seen.clear()
+    assert await grader.sweep(10) == 5  # a start's sweep: the newest of all
+    assert seen == ["too_new", "anon_new", "anna", "anon_old", "too_old"]
+    await grader.stop()
