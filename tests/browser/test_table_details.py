@@ -335,7 +335,11 @@ def test_a_discard_hint_s_parts_add_up_to_its_total(live_server: Any, new_page: 
         {"cards": ["KD"], "expected": 5.958, "hand": 8.0, "crib": 4.085},
         {"cards": ["2C", "8D"], "expected": 8.45, "hand": 12.67, "crib": 4.23},
         {"cards": ["5C", "5D"], "expected": 17.3, "hand": 8.0, "crib": 8.8, "play": 0.5},
+        # Each part rounded on its own would read 4.1 = 6.3 - 2.1 (a re-check saw 26 of 90
+        # choices off by 0.1): the crib's share is what the rounded total leaves.
+        {"cards": ["QS"], "expected": 4.14, "hand": 6.26, "crib": 4.24},
     ])
     assert "6.0" in got[0] and "8.0" in got[0] and "-2.0" in got[0].replace("−", "-"), got[0]
     assert "8.5" in got[1] and "12.7" in got[1] and "-4.2" in got[1].replace("−", "-"), got[1]
     assert "17.3" in got[2] and "8.8" in got[2] and "0.5" in got[2], got[2]
+    assert "4.1" in got[3] and "6.3" in got[3] and "-2.2" in got[3].replace("−", "-"), got[3]

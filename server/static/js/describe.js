@@ -80,9 +80,10 @@ export function discardChoiceText(c, chance) {
 // as it counts in the total: its whole average for the seat's own crib, less an opponent's,
 // shared among the other sides (half with three players, a third with four alone): what is
 // left of the total after the hand and the play, so that the parts add up to it
-// (docs/protocol.md "hint").
+// (docs/protocol.md "hint"): to the tenth shown, each of the others being rounded first.
 function discardChoiceParts(c) {
-  const crib = c.expected - c.hand - (typeof c.play === "number" ? c.play : 0);
+  const tenth = (x) => Math.round(x * 10) / 10;
+  const crib = tenth(c.expected) - tenth(c.hand) - (typeof c.play === "number" ? tenth(c.play) : 0) || 0;
   return { cards: cardsShort(sortCards(c.cards)), points: formatNumber(c.expected, 1),
     hand: formatNumber(c.hand, 1), crib: formatNumber(crib, 1) };
 }
