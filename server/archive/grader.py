@@ -141,10 +141,12 @@ class Grader:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Run ``coro`` in a task of the grader's own (:meth:`stop` cancels it)."""
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def schedule(self, game_id: str, owner: str | None = None) -> None:
         """Grade game ``game_id`` soon, in this process's one grading task (after the
@@ -175,9 +177,7 @@ class Grader:
         self._queues.setdefault(owner, deque()).append(game_id)
         self._waiting += 1
         if self._consumer is None or self._consumer.done():
-            self._consumer = asyncio.create_task(self._consume())
-            self._tasks.add(self._consumer)
-            self._consumer.add_done_callback(self._tasks.discard)
+            self._consumer = self._spawn(self._consume())
 
     async def _consume(self) -> None:
         """Grade the waiting games one at a time (the pool has one worker), owners in turn."""
